@@ -1,0 +1,59 @@
+"""Typed readers for deploy values taken from the environment.
+
+Secrets may also be given as a path in ``NAME_FILE`` (Docker and Kubernetes secrets), which wins
+over ``NAME`` so that a secret never has to sit in the process environment.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from django.core.exceptions import ImproperlyConfigured
+
+
+def env_str(name: str, default: str | None = None) -> str | None:
+    file_path = os.environ.get(f"{name}_FILE")
+    if file_path:
+        return Path(file_path).read_text(encoding="utf-8").strip()
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    return value
+
+
+def env_required(name: str) -> str:
+    """Return a value production cannot run without, failing loudly when it is absent."""
+    value = env_str(name)
+    if not value:
+        raise ImproperlyConfigured(f"The environment variable {name} (or {name}_FILE) must be set.")
+    return value
+
+
+def env_bool(name: str, default: bool = False) -> bool:
+    value = env_str(name)
+    if value is None:
+        return default
+    lowered = value.strip().lower()
+    if lowered in {"1", "true", "yes", "on"}:
+        return True
+    if lowered in {"0", "false", "no", "off"}:
+        return False
+    raise ImproperlyConfigured(f"{name} must be a boolean (true/false), not {value!r}.")
+
+
+def env_int(name: str, default: int) -> int:
+    value = env_str(name)
+    if value is None:
+        return default
+    try:
+        return int(value)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name} must be an integer, not {value!r}.") from exc
+
+
+def env_list(name: str, default: list[str] | None = None) -> list[str]:
+    value = env_str(name)
+    if value is None:
+        return list(default or [])
+    return [part.strip() for part in value.split(",") if part.strip()]

@@ -1,0 +1,17 @@
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
+
+from config.views import healthz
+
+urlpatterns = [
+    path("", include("leaderboard.urls")),
+    path("evaluation/", include("evaluation.urls")),
+    path("annotate/", include("annotation.urls")),
+    path("accounts/", include("allauth.urls")),
+    path("admin/", admin.site.urls),
+    path("api/", include("config.api_router")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-docs"),
+    path("healthz", healthz, name="healthz"),
+]

@@ -1,0 +1,68 @@
+"""The benchmark's languages and scripts. Plain data, no Django, so the engine can use it too."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class LanguageInfo:
+    code: str  # ISO 639-3
+    name: str
+    script: str  # ISO 15924
+    script_name: str
+    family: str
+    rtl: bool = False
+    is_source: bool = False
+
+
+LANGUAGES: tuple[LanguageInfo, ...] = (
+    LanguageInfo("eng", "English", "Latn", "Latin", "Germanic", is_source=True),
+    LanguageInfo("asm", "Assamese", "Beng", "Bengali–Assamese", "Indo-Aryan"),
+    LanguageInfo("ben", "Bengali", "Beng", "Bengali–Assamese", "Indo-Aryan"),
+    LanguageInfo("guj", "Gujarati", "Gujr", "Gujarati", "Indo-Aryan"),
+    LanguageInfo("hin", "Hindi", "Deva", "Devanagari", "Indo-Aryan"),
+    LanguageInfo("kan", "Kannada", "Knda", "Kannada", "Dravidian"),
+    LanguageInfo("mal", "Malayalam", "Mlym", "Malayalam", "Dravidian"),
+    LanguageInfo("mar", "Marathi", "Deva", "Devanagari", "Indo-Aryan"),
+    LanguageInfo("ory", "Odia", "Orya", "Odia", "Indo-Aryan"),
+    LanguageInfo("pan", "Punjabi", "Guru", "Gurmukhi", "Indo-Aryan"),
+    LanguageInfo("tam", "Tamil", "Taml", "Tamil", "Dravidian"),
+    LanguageInfo("tel", "Telugu", "Telu", "Telugu", "Dravidian"),
+    LanguageInfo("urd", "Urdu", "Arab", "Perso-Arabic (Nastaliq)", "Indo-Aryan", rtl=True),
+)
+BY_CODE: dict[str, LanguageInfo] = {lang.code: lang for lang in LANGUAGES}
+BY_NAME: dict[str, LanguageInfo] = {lang.name.lower(): lang for lang in LANGUAGES}
+TARGET_CODES: tuple[str, ...] = tuple(lang.code for lang in LANGUAGES if not lang.is_source)
+
+# Unicode blocks of each script, used to check that a file's text is in the script its name claims.
+SCRIPT_RANGES: dict[str, tuple[tuple[int, int], ...]] = {
+    "Latn": ((0x0041, 0x005A), (0x0061, 0x007A), (0x00C0, 0x024F)),
+    "Beng": ((0x0980, 0x09FF),),
+    "Gujr": ((0x0A80, 0x0AFF),),
+    "Deva": ((0x0900, 0x097F), (0xA8E0, 0xA8FF)),
+    "Knda": ((0x0C80, 0x0CFF),),
+    "Mlym": ((0x0D00, 0x0D7F),),
+    "Orya": ((0x0B00, 0x0B7F),),
+    "Guru": ((0x0A00, 0x0A7F),),
+    "Taml": ((0x0B80, 0x0BFF),),
+    "Telu": ((0x0C00, 0x0C7F),),
+    "Arab": ((0x0600, 0x06FF), (0x0750, 0x077F), (0xFB50, 0xFDFF), (0xFE70, 0xFEFF)),
+}
+
+DATASET_FILE_PATTERN = re.compile(r"^nirdesha_(?P<code>[a-z]{3})_(?P<script>[A-Z][a-z]{3})\.jsonl$")
+
+
+def dominant_script(text: str) -> str | None:
+    """The script with the most letters in `text`, or None when it has no letters of a known script."""
+    counts: dict[str, int] = {}
+    for char in text:
+        point = ord(char)
+        for script, ranges in SCRIPT_RANGES.items():
+            if any(low <= point <= high for low, high in ranges):
+                counts[script] = counts.get(script, 0) + 1
+                break
+    if not counts:
+        return None
+    return max(counts.items(), key=lambda pair: pair[1])[0]
