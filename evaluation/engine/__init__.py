@@ -1,0 +1,1 @@
+"""The evaluation engine: encoders, retrieval, metrics, calibration. No Django imports here."""
