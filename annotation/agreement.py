@@ -221,6 +221,7 @@ class AgreementReport:
 
     items: int
     ratings: int
+    distribution: list[int]  # every rating, per category
     overall: PairAgreement
     alpha: float | None
     binary: PairAgreement
@@ -269,6 +270,7 @@ def summarise(units: Sequence[Unit], k: int = CATEGORY_COUNT) -> AgreementReport
     return AgreementReport(
         items=len(units),
         ratings=sum(len(unit) for unit in units),
+        distribution=np.bincount([category for unit in units for _, category in unit], minlength=k).tolist(),
         overall=pair_agreement(first, second, k),
         alpha=krippendorff_alpha(units, k),
         binary=pair_agreement([collapse_to_binary(c) for c in first], [collapse_to_binary(c) for c in second], 2),

@@ -110,6 +110,18 @@ def row_for(result: LanguageAgreement) -> dict:
     }
 
 
+def for_display(result: LanguageAgreement) -> dict:
+    """A language's figures with category labels attached, for templates."""
+    labels = Judgement.labels
+    return {
+        "language": result.language,
+        "row": row_for(result),
+        "report": result.report,
+        "distribution": list(zip(labels, result.report.distribution, strict=True)),
+        "confusion": list(zip(labels, result.report.overall.confusion, strict=True)),
+    }
+
+
 def agreement_by_language(dataset: Dataset) -> list[dict]:
     """One dict per language with keys language (code), language_name, n, percent_agreement,
     kappa, kappa_ci_low, kappa_ci_high, alpha, ac1, ac1_band. Empty when no judgements exist.
