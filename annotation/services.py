@@ -177,6 +177,7 @@ def submit_rating(
             raise PermissionDenied("You are not approved to rate this campaign's language, or it is not active.")
         campaign_item = CampaignItem.objects.select_for_update().get(pk=lease.campaign_item_id)
         now = timezone.now()
+        late: RatingRefused | None = None
         if lease.is_expired(now):
             # The slot went back to the pool when the lease ran out; accept the late rating only if
             # nobody else has taken that slot meanwhile.
@@ -185,26 +186,30 @@ def submit_rating(
                 + Lease.objects.filter(campaign_item=campaign_item, expires_at__gt=now).exclude(pk=lease.pk).count()
             )
             if taken >= campaign.ratings_per_item:
+                # The dead lease is removed (committed), then the refusal is raised outside the block.
                 lease.delete()
-                raise RatingRefused(
+                late = RatingRefused(
                     "Your time on this item ran out and it was given to someone else; nothing was saved."
                 )
-        try:
-            with transaction.atomic():
-                rating = Rating.objects.create(
-                    campaign_item=campaign_item,
-                    annotator=user,
-                    judgement=judgement,
-                    comment=comment.strip(),
-                    flag=flag,
-                    started_at=lease.started_at,
-                    submitted_at=now,
-                    seconds=(now - lease.started_at).total_seconds(),
-                )
-        except IntegrityError as exc:
-            raise RatingRefused("You have already rated this item.") from exc
-        lease.delete()
-        return rating
+        if late is None:
+            try:
+                with transaction.atomic():
+                    rating = Rating.objects.create(
+                        campaign_item=campaign_item,
+                        annotator=user,
+                        judgement=judgement,
+                        comment=comment.strip(),
+                        flag=flag,
+                        started_at=lease.started_at,
+                        submitted_at=now,
+                        seconds=(now - lease.started_at).total_seconds(),
+                    )
+            except IntegrityError as exc:
+                raise RatingRefused("You have already rated this item.") from exc
+            lease.delete()
+    if late is not None:
+        raise late
+    return rating
 
 
 def skip_item(user, *, lease_id: int) -> None:
