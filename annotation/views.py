@@ -310,6 +310,7 @@ def staff_adjudicate(request, campaign_item_id: int):
             "ratings": campaign_item.ratings.select_related("annotator").in_rating_order(),
             "form": form,
         },
+        status=400 if form.errors else 200,
     )
 
 
