@@ -6,7 +6,8 @@ from tests.people import PASSWORD
 
 
 def log_in(page, live_server, email: str, password: str = PASSWORD) -> None:
-    page.goto(f"{live_server.url}/accounts/login/")
+    # Straight back to the annotation pages, which (unlike the home page so far) declare no favicon.
+    page.goto(f"{live_server.url}/accounts/login/?next=/annotate/")
     page.fill("input[name=login]", email)
     page.fill("input[name=password]", password)
     page.click("form.stack button[type=submit]")
