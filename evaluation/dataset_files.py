@@ -432,10 +432,8 @@ def _jsonl_dataset_rows(files: list[DataFile], problems: Problems) -> Iterator[I
         if data_file.language.is_source:
             # After a broken English file the comparison would only repeat its problems.
             english_ids = ids if len(problems.items) == before else None
-        elif english_ids is not None and len(ids) < len(english_ids):
-            missing = len(english_ids - ids)
-            if missing:
-                problems.warn(f"{data_file.name}: {missing} English items have no {data_file.language.name} row")
+        elif english_ids is not None and (missing := len(english_ids - ids)):
+            problems.warn(f"{data_file.name}: {missing} English items have no {data_file.language.name} row")
     if english_ids is None and not any(f.language.is_source for f in files):
         problems.warn("no English file (nirdesha_eng_Latn.jsonl): cross-lingual tasks will have no source items")
 

@@ -97,6 +97,8 @@ def import_dataset(
     Raises DatasetFileError (bad files, every problem listed) or ImportRefused (conflict with
     what is stored); in both cases the database is unchanged.
     """
+    if writer == "copy" and connection.vendor != "postgresql":
+        raise ImportRefused("The COPY writer needs PostgreSQL.")
     folder = Path(folder)
     source = open_source(folder)
     fields = _card_fields(source.card, name=name, version=version, options=card or {})
@@ -189,8 +191,6 @@ def _write_items(
 ) -> dict[str, int]:
     """Write rows in batches; once any row is bad, keep reading (to report all) but stop writing."""
     use_copy = writer == "copy" or (writer == "auto" and connection.vendor == "postgresql")
-    if use_copy and connection.vendor != "postgresql":
-        raise ImportRefused("The COPY writer needs PostgreSQL.")
     write = _copy_batch if use_copy else _bulk_create_batch
     counts: dict[str, int] = {}
     batch: list[ItemRow] = []
