@@ -472,6 +472,8 @@ def _jsonl_file_rows(data_file: DataFile, problems: Problems) -> Iterator[ItemRo
         persona, instruction, description = fields
         sample.consider(number, persona, instruction)
         yield ItemRow(item_id, code, persona, instruction, description, name, number)
+    if not seen and not problems.count_in(name):
+        problems.add(name, None, "the file holds no rows")
     sample.finish(problems)
 
 

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import unicodedata
 from pathlib import Path
 
 import pytest
 
 from evaluation.dataset_files import DatasetFileError, Problems, open_source
-from tests.data import VALIDATION_DIR, require_shared_data
+from tests.data import REPO_ROOT, VALIDATION_DIR, require_shared_data
 from tests.importing.files import ENGLISH_FILE, HINDI_FILE, demo_copy, edit_row, read_rows, write_rows
 
 
@@ -226,3 +228,37 @@ def test_it_reports_english_originals_that_differ_between_csv_files(tmp_path):
         f"Urdu.csv, line {first_lines['Urdu.csv']}: the English text of id 7 differs from "
         f"Hindi.csv line {first_lines['Hindi.csv']}"
     ]
+
+
+def test_it_rejects_an_empty_file(tmp_path):
+    folder = demo_copy(tmp_path)
+    (folder / HINDI_FILE).write_bytes(b"")
+    _, problems = read_all(folder)
+    assert messages(problems) == [f"{HINDI_FILE}: the file holds no rows"]
+
+
+def test_it_reports_csv_problems_with_the_line_where_the_record_starts(tmp_path):
+    require_shared_data(VALIDATION_DIR)
+    hindi = (VALIDATION_DIR / "Hindi.csv").read_text(encoding="utf-8").split("\n")
+    hindi[2] = hindi[2].replace('{""indian_context_persona""', '{""indian_context_persona', 1)  # Broken JSON.
+    (tmp_path / "Hindi.csv").write_text("\n".join(hindi), encoding="utf-8")
+    (tmp_path / "Tamil.csv").write_text("id,ENG_indian_context\n1,{}\n", encoding="utf-8")
+    urdu = (VALIDATION_DIR / "Urdu.csv").read_bytes().split(b"\n")
+    urdu[5] = urdu[5].replace("ک".encode(), b"\xff", 1)
+    (tmp_path / "Urdu.csv").write_bytes(b"\n".join(urdu))
+    (tmp_path / "Klingon.csv").write_text("id\n", encoding="utf-8")
+    with pytest.raises(DatasetFileError, match=r"Klingon\.csv: 'Klingon' is not a language of the benchmark"):
+        open_source(tmp_path)
+    (tmp_path / "Klingon.csv").unlink()
+    _, problems = read_all(tmp_path)
+    found = messages(problems)
+    assert found[0].startswith("Hindi.csv, line 3: invalid JSON in column ENG_indian_context:")
+    assert found[1] == "Tamil.csv, line 1: missing columns ['indian_context']; found ['id', 'ENG_indian_context']"
+    assert found[2].startswith("Urdu.csv, line 6: not valid UTF-8: byte 0xFF at byte offset")
+    assert len(found) == 3
+
+
+def test_it_imports_no_django():
+    # The reader must stay usable without Django (the engine and scripts use it on their own).
+    code = "import sys, evaluation.dataset_files; sys.exit(any(m.split('.')[0] == 'django' for m in sys.modules))"
+    assert subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT).returncode == 0
