@@ -455,10 +455,13 @@ def _jsonl_file_rows(data_file: DataFile, problems: Problems) -> Iterator[ItemRo
             else:
                 problems.add(name, number, f"invalid JSON: {error.msg} (column {error.colno})")
             continue
-        if isinstance(record, dict) and "id" not in record:
+        if not isinstance(record, dict):
+            problems.add(name, number, f"expected a JSON object, got {type(record).__name__}")
+            continue
+        if "id" not in record:
             problems.add(name, number, "missing required key 'id'")
             continue
-        item_id = _item_id(record.get("id")) if isinstance(record, dict) else 0
+        item_id = _item_id(record["id"])
         if isinstance(item_id, str):
             problems.add(name, number, item_id)
             continue
