@@ -1,25 +1,22 @@
-"""Where the shared validation data lives, and a stand-in for the dataset importer.
+"""The shared validation data (located by tests/data.py) and how annotation tests load its items.
 
-`load_validation_items()` writes the validation CSVs' items through the ORM (translations in their
-language, English originals as `eng`) until `manage.py import_dataset` is available on this branch.
+Items always come in through the real importer (`manage.py import_dataset`), exactly as on a site:
+translations in their language, English originals as `eng`.
 """
 
 from __future__ import annotations
 
 import csv
-import json
-import unicodedata
+import shutil
+import tempfile
+from io import StringIO
 from pathlib import Path
 
-from evaluation.languages import BY_NAME
+from tests.data import EXPECTED_AGREEMENT_CSV, VALIDATION_DIR, VALIDATION_LANGUAGES, require_shared_data
 
-ROOT = Path(__file__).resolve().parents[2]
-SHARED_DATA = (ROOT / ".." / "shared" / "data").resolve()
-VALIDATION_DIR = SHARED_DATA / "nirdesha-validation"
-EXPECTED_AGREEMENT = VALIDATION_DIR / "expected_agreement.csv"
-VALIDATION_LANGUAGES = ("Bengali", "Hindi", "Marathi", "Tamil", "Urdu")
+require_shared_data(VALIDATION_DIR, EXPECTED_AGREEMENT_CSV)
 
-assert VALIDATION_DIR.is_dir(), f"The shared validation data is missing: {VALIDATION_DIR}"
+__all__ = ["VALIDATION_DIR", "VALIDATION_LANGUAGES", "expected_agreement", "load_validation_items", "read_rows"]
 
 
 def read_rows(language_name: str) -> list[dict]:
@@ -27,9 +24,9 @@ def read_rows(language_name: str) -> list[dict]:
         return list(csv.DictReader(handle))
 
 
-def expected_agreement() -> dict[str, dict[str, float]]:
+def expected_agreement() -> dict[str, dict]:
     """The published figures, keyed by language name ('Hindi' …)."""
-    with open(EXPECTED_AGREEMENT, encoding="utf-8", newline="") as handle:
+    with open(EXPECTED_AGREEMENT_CSV, encoding="utf-8", newline="") as handle:
         return {
             row["file_name"].removesuffix(".csv"): {
                 key: (value if key in ("file_name", "interpretation") else float(value)) for key, value in row.items()
@@ -38,33 +35,21 @@ def expected_agreement() -> dict[str, dict[str, float]]:
         }
 
 
-def load_validation_items(
-    languages: tuple[str, ...] = VALIDATION_LANGUAGES, *, name: str = "nirdesha", version: str = "validation"
-):
-    from evaluation.models import Dataset, Item
+def load_validation_items(languages: tuple[str, ...] = VALIDATION_LANGUAGES):
+    """Import the validation CSVs of `languages` with `manage.py import_dataset` and return the dataset.
 
-    dataset, _ = Dataset.objects.get_or_create(name=name, version=version)
-    english_done: set[int] = set()
-    items = []
-    for language_name in languages:
-        code = BY_NAME[language_name.lower()].code
-        for row in read_rows(language_name):
-            item_id = int(row["id"])
-            for lang, raw in ((code, row["indian_context"]), ("eng", row["ENG_indian_context"])):
-                if lang == "eng":
-                    if item_id in english_done:
-                        continue
-                    english_done.add(item_id)
-                data = json.loads(raw)
-                items.append(
-                    Item(
-                        dataset=dataset,
-                        item_id=item_id,
-                        language_id=lang,
-                        persona=unicodedata.normalize("NFC", data["indian_context_persona"]),
-                        instruction=unicodedata.normalize("NFC", data["indian_context_instruction"]),
-                        description=data.get("description", ""),
-                    )
-                )
-    Item.objects.bulk_create(items)
-    return dataset
+    A subset is imported from a temporary folder holding copies of just those files (outside the
+    repository, removed afterwards).
+    """
+    from django.core.management import call_command
+
+    from evaluation.models import Dataset
+
+    with tempfile.TemporaryDirectory() as folder:
+        source = VALIDATION_DIR
+        if tuple(languages) != VALIDATION_LANGUAGES:
+            source = Path(folder)
+            for language in languages:
+                shutil.copy(VALIDATION_DIR / f"{language}.csv", source / f"{language}.csv")
+        call_command("import_dataset", str(source), verbosity=0, stdout=StringIO(), stderr=StringIO())
+    return Dataset.objects.get(name="nirdesha")

@@ -83,7 +83,7 @@ def test_it_refuses_a_file_whose_items_are_missing_from_the_named_dataset(hindi_
     # Only Hindi's items exist: naming the dataset gets past resolution, then the other four fail.
     with pytest.raises(CommandError) as error:
         run(VALIDATION_DIR, "--dataset", hindi_dataset.slug)
-    assert "Tamil.csv: 150 items are not in nirdesha@validation (Tamil)" in str(error.value)
+    assert f"Tamil.csv: 150 items are not in {hindi_dataset.slug} (Tamil)" in str(error.value)
     assert "import_dataset" in str(error.value)
     assert counts() == (0, 0, 0)
 
