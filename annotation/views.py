@@ -46,7 +46,8 @@ def staff_required(view):
 
 @login_required
 def home(request):
-    profile, _ = AnnotatorProfile.objects.get_or_create(user=request.user)
+    # People who signed up before profiles existed (or staff) simply have no languages yet.
+    profile = AnnotatorProfile.objects.filter(user=request.user).first() or AnnotatorProfile(user=request.user)
     campaigns = [
         (campaign, campaign.progress_for(request.user))
         for campaign in Campaign.objects.open_to(request.user).select_related("dataset", "language")
@@ -56,9 +57,9 @@ def home(request):
         "annotation/home.html",
         {
             "profile": profile,
-            "native_languages": profile.native_languages.all(),
+            "native_languages": profile.native_languages.all() if profile.pk else [],
             "approved_languages": profile.approved_languages(),
-            "pending_languages": profile.pending_languages(),
+            "pending_languages": profile.pending_languages() if profile.pk else [],
             "campaigns": campaigns,
         },
     )
@@ -67,7 +68,6 @@ def home(request):
 @login_required
 @require_http_methods(["GET", "POST"])
 def profile(request):
-    annotator, _ = AnnotatorProfile.objects.get_or_create(user=request.user)
     if request.method == "POST":
         form = NativeLanguagesForm(request.POST)
         if form.is_valid():
@@ -75,7 +75,8 @@ def profile(request):
             messages.success(request, "Your languages are saved. Staff approve each language before you can rate it.")
             return redirect("annotation:home")
     else:
-        form = NativeLanguagesForm(initial={"native_languages": annotator.native_languages.all()})
+        annotator = AnnotatorProfile.objects.filter(user=request.user).first()
+        form = NativeLanguagesForm(initial={"native_languages": annotator.native_languages.all() if annotator else []})
     return render(request, "annotation/profile.html", {"form": form})
 
 

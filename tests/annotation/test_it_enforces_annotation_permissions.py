@@ -130,3 +130,12 @@ def test_it_keeps_staff_pages_for_staff(client, campaigns):
     assert client.post(reverse("annotation:staff_campaign_new"), {}).status_code == 403
     client.force_login(make_admin())
     assert client.get(reverse("annotation:staff_home")).status_code == 200
+
+
+def test_it_shows_the_home_page_to_someone_without_a_profile_without_creating_one(client, db):
+    from annotation.models import AnnotatorProfile
+
+    client.force_login(make_outsider())
+    page = client.get(reverse("annotation:home")).content.decode()
+    assert "You have not told us which languages you read natively yet." in page
+    assert not AnnotatorProfile.objects.exists()
