@@ -56,8 +56,9 @@ class CampaignAdmin(admin.ModelAdmin):
         )
 
     def _set_status(self, request, queryset, status: str) -> None:
-        updated = queryset.update(status=status)
-        self.message_user(request, f"{updated} campaigns are now {Campaign.Status(status).label.lower()}.")
+        for campaign in queryset:
+            campaign.set_status(status)
+        self.message_user(request, f"{len(queryset)} campaigns are now {Campaign.Status(status).label.lower()}.")
 
     @admin.action(description="Activate (annotators may rate)")
     def activate(self, request, queryset):

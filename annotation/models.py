@@ -7,7 +7,7 @@ from datetime import datetime
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
-from django.db import models
+from django.db import models, transaction
 from django.db.models import Count, Exists, IntegerField, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.urls import reverse
@@ -165,6 +165,18 @@ class Campaign(models.Model):
     @property
     def is_active(self) -> bool:
         return self.status == self.Status.ACTIVE
+
+    def set_status(self, status: str) -> None:
+        """Open, pause or close the campaign.
+
+        Public pages show agreement from a cache; a status change (typically closing a finished
+        campaign) refreshes them, while single ratings wait for the cache to expire.
+        """
+        from leaderboard.cache import bump_generation
+
+        self.status = self.Status(status)
+        self.save(update_fields=["status"])
+        transaction.on_commit(bump_generation)
 
     def accepts_ratings_from(self, user) -> bool:
         return self.is_active and LanguageApproval.is_approved(user, self.language_id)

@@ -271,8 +271,7 @@ def staff_campaign_status(request, campaign_id: int):
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     form = CampaignStatusForm(request.POST)
     if form.is_valid():
-        campaign.status = form.cleaned_data["status"]
-        campaign.save(update_fields=["status"])
+        campaign.set_status(form.cleaned_data["status"])
         messages.success(request, f"The campaign is now {campaign.get_status_display().lower()}.")
     else:
         messages.error(request, "Unknown status; nothing changed.")

@@ -11,6 +11,7 @@ from django.core.management import CommandError, call_command
 from annotation.importing import IMPORTED_CAMPAIGN_NAME
 from annotation.models import Campaign, CampaignItem, Rating
 from annotation.reports import agreement_by_language
+from leaderboard.cache import current_generation
 from tests.annotation.shared import VALIDATION_DIR, expected_agreement, load_validation_items
 
 pytestmark = pytest.mark.django_db
@@ -63,14 +64,22 @@ def test_it_creates_one_closed_campaign_and_two_inactive_raters_per_language(val
     assert first.get_judgement_display() == "Completely Agree"
 
 
-def test_it_is_idempotent(validation_dataset):
-    run(VALIDATION_DIR)
+def test_it_is_idempotent_and_refreshes_cached_pages_only_when_something_changed(
+    validation_dataset, django_capture_on_commit_callbacks
+):
+    generation = current_generation()
+    with django_capture_on_commit_callbacks(execute=True):
+        run(VALIDATION_DIR)
+    assert current_generation() == generation + 1
     before = counts()
-    output = run(VALIDATION_DIR, "--dataset", validation_dataset.slug)
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        output = run(VALIDATION_DIR, "--dataset", validation_dataset.slug)
+    assert callbacks == []
     assert "nothing changed" in output
     assert "150 already there" not in output  # two raters: 300 per language
     assert "300 already there" in output
     assert counts() == before
+    assert current_generation() == generation + 1
 
 
 def test_it_refuses_judgements_for_items_that_were_never_imported(db):

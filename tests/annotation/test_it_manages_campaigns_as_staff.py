@@ -11,6 +11,7 @@ from django.urls import reverse
 
 from annotation.models import Campaign, CampaignItem, LanguageApproval, Lease
 from annotation.sampling import Candidate, allocate, length_terciles, stratum_name
+from leaderboard.cache import current_generation
 from tests.annotation.helpers import make_annotator
 from tests.people import make_admin
 
@@ -77,13 +78,18 @@ def test_it_explains_an_impossible_campaign_and_creates_nothing(staff_client, va
     assert CampaignItem.objects.count() == 150
 
 
-def test_it_pauses_and_reopens_a_campaign(staff_client, validation_dataset):
+def test_it_pauses_a_campaign_and_refreshes_cached_public_pages(
+    staff_client, validation_dataset, django_capture_on_commit_callbacks
+):
     create(staff_client, validation_dataset, sample_size=5)
     campaign = Campaign.objects.get()
     url = reverse("annotation:staff_campaign_status", args=[campaign.pk])
-    staff_client.post(url, {"status": "paused"})
+    generation = current_generation()
+    with django_capture_on_commit_callbacks(execute=True):
+        staff_client.post(url, {"status": "paused"})
     campaign.refresh_from_db()
     assert campaign.status == Campaign.Status.PAUSED
+    assert current_generation() == generation + 1
     staff_client.post(url, {"status": "nonsense"})
     campaign.refresh_from_db()
     assert campaign.status == Campaign.Status.PAUSED
