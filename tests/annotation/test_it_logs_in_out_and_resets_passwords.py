@@ -55,3 +55,11 @@ def test_it_resets_a_password_through_the_emailed_link(client):
 def test_it_explains_a_used_or_broken_reset_link(client):
     page = client.get("/accounts/password/reset/key/zz-set-password/", follow=True).content.decode()
     assert "This link does not work" in page
+
+
+def test_it_shows_allauths_other_account_pages_in_the_site_layout(client):
+    client.force_login(make_researcher())
+    for url, heading in ((reverse("account_change_password"), "Change Password"), (reverse("account_email"), "Email")):
+        page = " ".join(client.get(url).content.decode().split())
+        assert 'class="site-nav"' in page, url
+        assert f"<h1> {heading}" in page and "· Nirdesha</title>" in page, url
