@@ -24,6 +24,7 @@ def test_it_signs_up_gets_approved_and_rates_three_items_with_the_keyboard(page,
     page.fill("input[name=password1]", "a long enough passphrase 42")
     page.fill("input[name=password2]", "a long enough passphrase 42")
     page.get_by_label("Hindi").check()
+    save_screenshot(page, "annotation-signup")
     page.click("form.stack button[type=submit]")
     page.wait_for_url(f"{live_server.url}/annotate/")
     assert "waiting for approval" in page.inner_text("#languages")
@@ -41,6 +42,7 @@ def test_it_signs_up_gets_approved_and_rates_three_items_with_the_keyboard(page,
 
     page.reload()
     assert "approved" in page.inner_text("#languages")
+    save_screenshot(page, "annotation-home-approved")
     page.get_by_role("button", name="Start rating").click()
     page.wait_for_selector("#rating-form")
     assert page.inner_text("[data-progress=done]") == "0"
