@@ -142,6 +142,8 @@ CELERY_BROKER_TRANSPORT_OPTIONS: dict = (
         "data_folder_in": str(_broker_folder),
         "data_folder_out": str(_broker_folder),
         "processed_folder": str(VAR_DIR / "celery" / "processed"),
+        # Broadcast exchanges (remote control) would otherwise land in ./control of the cwd.
+        "control_folder": str(VAR_DIR / "celery" / "control"),
         "store_processed": False,
     }
     if CELERY_BROKER_URL.startswith("filesystem")
