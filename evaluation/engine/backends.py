@@ -121,7 +121,7 @@ class DenseBackend(Backend):
             "prompts": dict(self.encoder.prompts),
             "dimension": self.encoder.dimension,
             "max_seq_length": getattr(self.encoder.model, "max_seq_length", None),
-            "dtype": "float16" if self.device.startswith("cuda") else "float32",
+            "dtype": self.encoder.precision,
             "trust_remote_code": False,
         }
 
@@ -311,7 +311,7 @@ def load_backend(
     started = time.perf_counter()
     encoder = SentenceTransformerEncoder.load(resolved, device=device, batch_size=batch_size)
     timings["load"] = time.perf_counter() - started
-    cache = EmbeddingCache(cache_root, name, resolved.commit)
+    cache = EmbeddingCache(cache_root, name, resolved.commit, encoder.precision)
     return LoadedModel(DenseBackend(encoder, cache, resolved=resolved, chunk_size=chunk_size), timings)
 
 

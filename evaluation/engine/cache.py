@@ -1,6 +1,6 @@
 """An on-disk embedding cache that is written chunk by chunk, so a killed run loses at most one chunk.
 
-Layout: ``<root>/<model slug>-<hash of model name>/<revision slug>/`` holds pairs of files per chunk,
+Layout: ``<root>/<model slug>-<hash of model name>/<revision slug>/<precision>/`` holds pairs of files per chunk,
 ``<chunk>.vectors.npy`` (float32, one row per text) and ``<chunk>.keys.npy`` (the SHA-256 digests of
 the role-prefixed texts, 32 bytes each). Each file is written to a temporary name and renamed into
 place, and the keys file is renamed last, so a chunk becomes visible only once its vectors are whole.
@@ -43,9 +43,11 @@ class CacheStats:
 class EmbeddingCache:
     """Cached embeddings of one model at one resolved revision."""
 
-    def __init__(self, root: Path | str, model_name: str, revision: str) -> None:
+    def __init__(self, root: Path | str, model_name: str, revision: str, precision: str = "float32") -> None:
         name_hash = hashlib.sha256(model_name.encode("utf-8")).hexdigest()[:10]
-        self.folder = Path(root) / f"{_slug(model_name)}-{name_hash}" / _slug(revision, 100)
+        # Half-precision (GPU) and full-precision (CPU) embeddings differ in the last digits, so they
+        # are kept apart: a run resumed on another kind of device never mixes the two.
+        self.folder = Path(root) / f"{_slug(model_name)}-{name_hash}" / _slug(revision, 100) / precision
         self._keys = np.empty(0, dtype=KEY_DTYPE)
         self._chunk_of_key = np.empty(0, dtype=np.int32)
         self._row_of_key = np.empty(0, dtype=np.int64)

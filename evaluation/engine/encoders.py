@@ -97,10 +97,13 @@ def check_model_folder(folder: Path, name: str) -> None:
 
 
 def hub_offline() -> bool:
+    """HF_HUB_OFFLINE as the environment says now (huggingface_hub itself reads it once, at import)."""
     from huggingface_hub import constants
 
-    value = os.environ.get("HF_HUB_OFFLINE", "")
-    return value.strip().lower() in {"1", "true", "yes", "on"} or bool(constants.HF_HUB_OFFLINE)
+    value = os.environ.get("HF_HUB_OFFLINE")
+    if value is None:
+        return bool(constants.HF_HUB_OFFLINE)
+    return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
 def hub_endpoint() -> str | None:
@@ -278,6 +281,10 @@ class SentenceTransformerEncoder:
             device=device,
             batch_size=batch_size or automatic,
         )
+
+    @property
+    def precision(self) -> str:
+        return "float16" if self.device.startswith("cuda") else "float32"
 
     @property
     def dimension(self) -> int:

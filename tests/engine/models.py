@@ -24,13 +24,15 @@ def build_tiny_model(folder: Path, texts: list[str] | None = None, *, seed: int 
     """Save a tiny random BERT sentence encoder (WordPiece tokenizer, mean pooling) into `folder`."""
     import torch
     from sentence_transformers import SentenceTransformer
-    from sentence_transformers import models as st_models
+    from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
     from transformers import BertConfig, BertModel, BertTokenizerFast
 
     folder.mkdir(parents=True, exist_ok=True)
     words: set[str] = set()
     for text in texts or ["a persona asks for an instruction", "मराठी हिन्दी তামিল اردو"]:
         words.update(text.lower().split())
+    # The prompt words of the E5 families are in the vocabulary so that prompts change the embedding.
+    words.update({"query", "passage", ":", "instruct", "given", "persona", "instruction"})
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *sorted(words)[:2000]]
     vocab += [chr(code) for code in range(ord("a"), ord("z") + 1) if chr(code) not in vocab]
     tokenizer = BertTokenizerFast(vocab={token: index for index, token in enumerate(vocab)}, do_lower_case=True)
@@ -46,8 +48,8 @@ def build_tiny_model(folder: Path, texts: list[str] | None = None, *, seed: int 
     bert_folder = folder / "_bert"
     BertModel(config).save_pretrained(bert_folder, safe_serialization=True)
     tokenizer.save_pretrained(bert_folder)
-    transformer = st_models.Transformer(str(bert_folder), max_seq_length=64)
-    pooling = st_models.Pooling(transformer.get_embedding_dimension(), pooling_mode="mean")
+    transformer = Transformer(str(bert_folder), max_seq_length=64)
+    pooling = Pooling(transformer.get_embedding_dimension(), pooling_mode="mean")
     model = SentenceTransformer(modules=[transformer, pooling], device="cpu")
     model.save(str(folder), safe_serialization=True)
     for path in sorted(bert_folder.rglob("*"), reverse=True):
