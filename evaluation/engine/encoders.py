@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from evaluation.engine.errors import HubUnreachableError, ModelLoadError, ModelNotFoundError
+from evaluation.engine.errors import EngineError, HubUnreachableError, ModelLoadError, ModelNotFoundError
 
 logger = logging.getLogger(__name__)
 
@@ -258,6 +258,9 @@ class SentenceTransformerEncoder:
             raise ValueError("download the model before loading it")
         check_model_folder(resolved.path, resolved.name)
         device = device or default_device()
+        if device.startswith("cuda") and not torch.cuda.is_available():
+            # Our configuration, not the model: say so before loading could blame the submission.
+            raise EngineError(f"Device {device!r} was requested but this worker has no usable CUDA device.")
         try:
             model = SentenceTransformer(
                 str(resolved.path), device=device, trust_remote_code=False, local_files_only=True

@@ -48,12 +48,13 @@ class DenseScorer(BlockScorer):
     def __init__(self, queries: np.ndarray, docs: np.ndarray, device: str | torch.device = "cpu") -> None:
         self.device = torch.device(device)
         self.queries = torch.as_tensor(np.ascontiguousarray(queries, dtype=np.float32)).to(self.device)
-        # The document matrix is transposed once and stays on the device for all query blocks.
-        self.docs_t = torch.as_tensor(np.ascontiguousarray(docs, dtype=np.float32)).to(self.device).T.contiguous()
+        # The documents stay on the device for all query blocks; the product uses their transpose as a
+        # view (BLAS reads it transposed), so no second copy of the pool is made.
+        self.docs = torch.as_tensor(np.ascontiguousarray(docs, dtype=np.float32)).to(self.device)
         self.n_queries, self.n_docs = len(queries), len(docs)
 
     def block(self, start: int, stop: int) -> torch.Tensor:
-        return self.queries[start:stop] @ self.docs_t
+        return self.queries[start:stop] @ self.docs.T
 
 
 class SparseScorer(BlockScorer):

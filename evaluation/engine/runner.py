@@ -503,7 +503,12 @@ def evaluate(
         "engine_version": ENGINE_VERSION,
         "code_version": code_version(),
         "seed": seed,
-        "bootstrap": {"resamples": n_resamples, "confidence": bootstrap.CONFIDENCE, "unit": "query (item)"},
+        "bootstrap": {
+            "resamples": n_resamples,
+            "confidence": bootstrap.CONFIDENCE,
+            "unit": "query (item); T4: test item with its three pairs",
+            "interval": "percentile; ECE metrics: percentile shifted by the bootstrap bias estimate",
+        },
         "dataset": {
             "name": corpus.name,
             "version": corpus.version,
