@@ -112,6 +112,11 @@ def hub_endpoint() -> str | None:
     return os.environ.get("HF_ENDPOINT") or None
 
 
+def hub_cache_dir() -> str | None:
+    """Where hub snapshots live (HF_HUB_CACHE read at call time; None = huggingface_hub's default)."""
+    return os.environ.get("HF_HUB_CACHE") or None
+
+
 def _is_network_error(error: BaseException) -> bool:
     from huggingface_hub.errors import HfHubHTTPError
 
@@ -168,7 +173,17 @@ def resolve_model(name: str, revision: str | None = None) -> ResolvedModel:
 
     try:
         if hub_offline():
-            path = Path(snapshot_download(name, revision=revision or None, local_files_only=True))
+            # The same ignore patterns as the download: a snapshot is complete without the files
+            # this engine never fetches (ONNX, TensorFlow, …).
+            path = Path(
+                snapshot_download(
+                    name,
+                    revision=revision or None,
+                    local_files_only=True,
+                    cache_dir=hub_cache_dir(),
+                    ignore_patterns=IGNORED_DOWNLOADS,
+                )
+            )
             return ResolvedModel(name, revision, path.name, path, False)
         info = HfApi(endpoint=hub_endpoint()).model_info(name, revision=revision or None)
     except Exception as error:
@@ -195,7 +210,8 @@ def download_model(resolved: ResolvedModel, progress: ProgressCallback | None = 
 
         def update(self, n: float | None = 1) -> bool | None:
             shown = super().update(n)
-            if progress and self.total:
+            # Only the outer bar counts files; the per-file byte bars would make progress jump back.
+            if progress and self.total and self.unit != "B":
                 progress("DOWNLOADING", min(1.0, self.n / self.total), f"file {int(self.n)} of {int(self.total)}")
             return shown
 
@@ -207,6 +223,7 @@ def download_model(resolved: ResolvedModel, progress: ProgressCallback | None = 
             revision=resolved.commit,
             ignore_patterns=IGNORED_DOWNLOADS,
             endpoint=hub_endpoint(),
+            cache_dir=hub_cache_dir(),
             tqdm_class=ReportingTqdm,
         )
     except Exception as error:

@@ -1,8 +1,6 @@
 """Encoders on tiny real models built in a temp folder, revision pinning, and readable load errors."""
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 import pytest
@@ -14,6 +12,7 @@ from evaluation.engine.encoders import (
     resolve_model,
 )
 from evaluation.engine.errors import HubUnreachableError, ModelLoadError, ModelNotFoundError
+from tests.engine.fake_hub import fake_hub
 from tests.engine.models import build_tiny_model
 
 TEXTS = ["a persona asks for an instruction", "an instruction", "persona", "a"]
@@ -107,45 +106,19 @@ def test_it_reports_an_unreachable_hub_as_our_problem(monkeypatch):
         resolve_model("sentence-transformers/all-MiniLM-L6-v2")
 
 
-class FakeHub(BaseHTTPRequestHandler):
-    """Answers /api/models/<id>[/revision/<rev>] like the Hub: 404 with its error-code header, or info."""
-
-    def do_GET(self):
-        if "/api/models/known/model" in self.path and "no-such-branch" not in self.path:
-            body = json.dumps({"id": "known/model", "sha": "0123456789abcdef0123456789abcdef01234567"}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-            return
-        self.send_response(404)
-        self.send_header("X-Error-Code", "RevisionNotFound" if "no-such-branch" in self.path else "RepoNotFound")
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    def log_message(self, *args):
-        pass
-
-
-def test_it_resolves_hub_ids_to_commits_and_names_unknown_models_and_revisions(monkeypatch):
+def test_it_resolves_hub_ids_to_commits_and_names_unknown_models_and_revisions(monkeypatch, tiny_folder):
     import huggingface_hub.constants
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeHub)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    with fake_hub({"known/model": (commit, tiny_folder)}) as (endpoint, _):
         monkeypatch.setenv("HF_HUB_OFFLINE", "0")
         monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
-        monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{server.server_address[1]}")
+        monkeypatch.setenv("HF_ENDPOINT", endpoint)
         resolved = resolve_model("known/model", "main")
-        assert resolved.commit == "0123456789abcdef0123456789abcdef01234567" and resolved.path is None
+        assert resolved.commit == commit and resolved.path is None
         with pytest.raises(ModelNotFoundError, match="No model 'nobody/nothing' on the Hugging Face Hub"):
             resolve_model("nobody/nothing")
         with pytest.raises(ModelNotFoundError, match="has no revision 'no-such-branch'"):
             resolve_model("known/model", "no-such-branch")
         with pytest.raises(ModelNotFoundError, match="neither a Hugging Face model id"):
             resolve_model("not a valid id!")
-    finally:
-        server.shutdown()
-        server.server_close()
