@@ -108,28 +108,43 @@ def main() -> None:
     n_items = corpus.pool_size
     print(f"Data: {len(corpus.languages)} languages + English, {n_items} items each; model all-MiniLM-L6-v2")
 
-    with tempfile.TemporaryDirectory() as cache_root:
-        started = time.perf_counter()
-        loaded = load_backend(str(minilm_path()), cache_root=cache_root, device=arguments.device)
-        engine_result = evaluate(corpus, loaded.backend, seed=SEED)
-        engine_seconds = time.perf_counter() - started
-    print(
-        f"engine: {engine_seconds:8.1f} s  ({engine_result.manifest['texts_encoded']} texts encoded, "
-        f"encode {engine_result.manifest['timings']['encode']:.1f} s, "
-        f"score {engine_result.manifest['timings']['score']:.1f} s)"
-    )
-
-    started = time.perf_counter()
+    # Load the model and run one small encode first, so neither side pays for start-up.
     encoder = SentenceTransformerEncoder.load(resolve_model(str(minilm_path())), device=arguments.device)
+    encoder.encode(["warm-up"])
+
+    def run_engine() -> tuple[float, float, object]:
+        with tempfile.TemporaryDirectory() as cache_root:  # a cold embedding cache every time
+            wall, cpu = time.perf_counter(), time.process_time()
+            loaded = load_backend(str(minilm_path()), cache_root=cache_root, device=arguments.device)
+            result = evaluate(corpus, loaded.backend, seed=SEED)
+            return time.perf_counter() - wall, time.process_time() - cpu, result
+
+    # The machine is shared, so the engine runs before AND after the naive loop and the two are
+    # averaged; CPU seconds (process time, all threads) are printed too, being less sensitive to load.
+    engine_runs = [run_engine()]
+    wall, cpu = time.perf_counter(), time.process_time()
     naive_results, naive_texts = naive(corpus, encoder)
-    naive_seconds = time.perf_counter() - started
-    print(f"naive:  {naive_seconds:8.1f} s  ({naive_texts} texts encoded)")
+    naive_wall, naive_cpu = time.perf_counter() - wall, time.process_time() - cpu
+    engine_runs.append(run_engine())
+    engine_result = engine_runs[-1][2]
+    engine_wall = float(np.mean([run[0] for run in engine_runs]))
+    engine_cpu = float(np.mean([run[1] for run in engine_runs]))
+    timings = engine_result.manifest["timings"]
+    print(
+        f"engine: {engine_wall:8.1f} s wall, {engine_cpu:8.1f} s CPU (mean of 2 runs: "
+        f"{', '.join(f'{run[0]:.1f}' for run in engine_runs)} s; {engine_result.manifest['texts_encoded']} texts "
+        f"encoded; last run encode {timings['encode']:.1f} s, score {timings['score']:.1f} s)"
+    )
+    print(f"naive:  {naive_wall:8.1f} s wall, {naive_cpu:8.1f} s CPU ({naive_texts} texts encoded)")
 
     engine_values = {(s.task, s.source, s.target, s.metric): s.value for s in engine_result.scores}
     compared = [key for key in naive_results if key in engine_values]
     worst = max(abs(naive_results[key] - engine_values[key]) for key in compared)
     print(f"same metrics: {len(compared)} values compared, largest difference {worst:.2e}")
-    print(f"speed-up: {naive_seconds / engine_seconds:.1f}x (target >= 10x)")
+    print(
+        f"speed-up: {naive_wall / engine_wall:.1f}x wall, {naive_cpu / engine_cpu:.1f}x CPU (target >= 10x); "
+        f"texts encoded {naive_texts / engine_result.manifest['texts_encoded']:.1f}x"
+    )
 
 
 if __name__ == "__main__":

@@ -1,4 +1,28 @@
-"""Django side of the evaluation engine: read items, run the engine, write the results in one transaction."""
+"""Django side of the evaluation engine: read items, run the engine, write the results in one transaction.
+
+What a finished execution leaves on the run (other apps read these):
+
+  Score rows      task t1|t3|t4|multi: source = language, target = None; t2|t3x: source → target.
+                  Metrics recall@1/5/10, mrr@10 (retrieval); auroc, auprc, accuracy, ece, ece_hist,
+                  ece_temp, ece_calibrated (t4, on the test split); max@r (a mean rank), max@r_norm,
+                  complete@10, english_preference (multi). Fractions in [0, 1] except max@r; every row
+                  has its 95% bootstrap CI.
+  run.manifest    dataset (name, version, content_hash, pool_size, languages), model (name, kind,
+                  requested/resolved revision, prompts, dtype), engine_version, code_version, seed,
+                  bootstrap, device, hardware, libraries, timings (download/load/encode/score seconds),
+                  texts_total / texts_encoded / texts_from_cache, ranking, t4 (splits, pair-set digests).
+  run.details     averages[task][metric] = {value, ci_low, ci_high, n}: mean over languages (or pairs),
+                      CI from the same resamples of the shared items;
+                  t4.reliability[lang] = {before: [15 bins], after: [15 bins], calibrator, dev_cv_ece,
+                      temperature, n_test_pairs}, each bin {lower, upper, count, mean_p, mean_y};
+                  t4.pair_sets[lang] = {digest, pairs per split};
+                  script_groups[t2|t3x] = {same_script|cross_script|script:<Code>: {pairs, metrics}};
+                  tokenizer_coverage[script] = {languages, texts, tokens_per_word, unk_rate, truncated_share};
+                  ranks = [{task, source, target, path}], .npz files in default storage holding
+                      query_item_ids, ranks, top10_item_ids (and gold_scores / top10_is_english);
+                  skipped_tasks = {task: reason}.
+Keys of run.details written by others (e.g. attempt history) are preserved.
+"""
 
 from __future__ import annotations
 
@@ -24,6 +48,22 @@ from evaluation.models import EmbeddingModel, Item, Run, Score
 logger = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[str, float, str], None]
+
+
+BASELINE_MODELS = {
+    "bm25": {"display_name": "BM25 (lexical baseline)", "license": "n/a (bm25s, Lucene BM25)"},
+    "tfidf-char": {"display_name": "Char 2–4-gram TF-IDF (lexical baseline)", "license": "n/a (scikit-learn)"},
+}
+
+
+def ensure_baseline_models() -> list[EmbeddingModel]:
+    """The two offline lexical baselines as EmbeddingModel rows (created on first use)."""
+    return [
+        EmbeddingModel.objects.get_or_create(
+            name=name, defaults={"kind": EmbeddingModel.Kind.LEXICAL, "parameter_count": 0, **fields}
+        )[0]
+        for name, fields in BASELINE_MODELS.items()
+    ]
 
 
 def load_corpus(run: Run) -> Corpus:

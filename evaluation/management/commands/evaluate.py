@@ -14,7 +14,7 @@ from evaluation.engine.errors import EngineError, SubmitterError
 from evaluation.engine.lexical import LEXICAL_NAMES
 from evaluation.engine.runner import ALL_TASKS
 from evaluation.models import Dataset, EmbeddingModel, Run
-from evaluation.services import execute_run
+from evaluation.services import ensure_baseline_models, execute_run
 
 STAGES = ("DOWNLOADING", "ENCODING", "SCORING")
 
@@ -71,11 +71,12 @@ class Command(BaseCommand):
         name = options["model"].strip()
         if Path(name).expanduser().exists():
             name = str(Path(name).expanduser().resolve())
-        kind = EmbeddingModel.Kind.LEXICAL if name in LEXICAL_NAMES else EmbeddingModel.Kind.DENSE
-        model, _ = EmbeddingModel.objects.get_or_create(
-            name=name,
-            defaults={"kind": kind, "display_name": options["display_name"], "is_local": Path(name).exists()},
-        )
+        if name in LEXICAL_NAMES:
+            model = next(model for model in ensure_baseline_models() if model.name == name)
+        else:
+            model, _ = EmbeddingModel.objects.get_or_create(
+                name=name, defaults={"display_name": options["display_name"], "is_local": Path(name).exists()}
+            )
         run = Run.objects.create(
             model=model,
             dataset=dataset,
