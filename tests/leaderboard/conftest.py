@@ -1,0 +1,27 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+try:
+    from tests.data import PUBLISHED_RESULTS_DIR
+except ImportError:  # tests/data.py arrives with the importer branch; until then, find the folder here.
+    PUBLISHED_RESULTS_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "published-results"
+
+
+@pytest.fixture
+def published_dir() -> Path:
+    assert PUBLISHED_RESULTS_DIR.is_dir(), f"shared data missing: {PUBLISHED_RESULTS_DIR}"
+    return PUBLISHED_RESULTS_DIR
+
+
+@pytest.fixture
+def published(published_dir):
+    """The reference's published results, imported through the real command."""
+    from django.core.management import call_command
+
+    call_command("import_published_results", str(published_dir), verbosity=0)
+    from evaluation.models import Dataset
+
+    return Dataset.objects.get(name="nirdesha", version="1.0")
