@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Avg, Count, F, Q
+from django.db.models import Count, Q
 from django.urls import reverse
 from django.utils import timezone
 
@@ -37,9 +37,6 @@ class Language(models.Model):
 
 
 class DatasetQuerySet(models.QuerySet):
-    def with_item_counts(self) -> DatasetQuerySet:
-        return self.annotate(item_count=Count("items"))
-
     def with_finished_runs(self) -> DatasetQuerySet:
         """Benchmark versions that have at least one finished run, with `finished_runs` counted."""
         return (
@@ -50,6 +47,9 @@ class DatasetQuerySet(models.QuerySet):
 
     def default_benchmark(self) -> Dataset | None:
         return Dataset.choose_default(list(self.with_finished_runs()))
+
+    def with_item_counts(self) -> DatasetQuerySet:
+        return self.annotate(item_count=Count("items"))
 
 
 class Dataset(models.Model):
@@ -166,6 +166,13 @@ class EmbeddingModel(models.Model):
 
 
 class RunQuerySet(models.QuerySet):
+    def on_benchmark(self, dataset: Dataset) -> RunQuerySet:
+        """Finished runs of one benchmark version, with their model: the rows of a leaderboard.
+
+        Runs on other versions (the 150-item validation subset, the demo) are never mixed in, since
+        scores depend on the pool size."""
+        return self.finished().filter(dataset=dataset).select_related("model", "dataset").order_by("pk")
+
     def finished(self) -> RunQuerySet:
         return self.filter(status=Run.Status.DONE)
 
@@ -174,13 +181,6 @@ class RunQuerySet(models.QuerySet):
 
     def active(self) -> RunQuerySet:
         return self.filter(status__in=Run.ACTIVE_STATUSES)
-
-    def on_benchmark(self, dataset: Dataset) -> RunQuerySet:
-        """Finished runs of one benchmark version, with their model: the rows of a leaderboard.
-
-        Runs on other versions (the 150-item validation subset, the demo) are never mixed in, since
-        scores depend on the pool size."""
-        return self.finished().filter(dataset=dataset).select_related("model", "dataset").order_by("pk")
 
 
 class Run(models.Model):
@@ -315,10 +315,10 @@ class ScoreQuerySet(models.QuerySet):
             .annotate(
                 # Counted before the mean bounds below take over the names ci_low/ci_high.
                 n_ci=Count("ci_low", filter=Q(ci_high__isnull=False)),
-                mean=Avg("value"),
+                mean=models.Avg("value"),
                 n=Count("id"),
-                ci_low=Avg("ci_low"),
-                ci_high=Avg("ci_high"),
+                ci_low=models.Avg("ci_low"),
+                ci_high=models.Avg("ci_high"),
             )
             .order_by()
         )
@@ -350,7 +350,12 @@ class ScoreQuerySet(models.QuerySet):
         rows = (
             self.filter(condition)
             .values("run_id", "metric", group)
-            .annotate(mean=Avg("value"), mean_low=Avg("ci_low"), mean_high=Avg("ci_high"), n=Count("id"))
+            .annotate(
+                mean=models.Avg("value"),
+                mean_low=models.Avg("ci_low"),
+                mean_high=models.Avg("ci_high"),
+                n=Count("id"),
+            )
             .order_by()
         )
         return [
@@ -377,16 +382,16 @@ class ScoreQuerySet(models.QuerySet):
     def script_split(self, task: str, metric: str, languages: list[str]) -> list[dict]:
         """Per run, the mean over same-script pairs and over cross-script pairs (and the same for
         language families), among pairs whose two languages are selected."""
-        same_script = Q(source__script=F("target__script"))
-        same_family = Q(source__family=F("target__family"))
+        same_script = Q(source__script=models.F("target__script"))
+        same_family = Q(source__family=models.F("target__family"))
         return list(
             self.filter(task=task, metric=metric, source__in=languages, target__in=languages)
             .values("run_id")
             .annotate(
-                same_script=Avg("value", filter=same_script),
-                cross_script=Avg("value", filter=~same_script),
-                same_family=Avg("value", filter=same_family),
-                cross_family=Avg("value", filter=~same_family),
+                same_script=models.Avg("value", filter=same_script),
+                cross_script=models.Avg("value", filter=~same_script),
+                same_family=models.Avg("value", filter=same_family),
+                cross_family=models.Avg("value", filter=~same_family),
                 n_same_script=Count("id", filter=same_script),
                 n_cross_script=Count("id", filter=~same_script),
             )

@@ -117,14 +117,13 @@ def resolve_selection(params: QueryDict, unit_columns: list[tuple[str, str]]) ->
 
     Invalid values are reported and ignored (the default applies), never guessed.
     """
-    runs = Run.objects.finished().select_related("model", "dataset").order_by("pk")
-    filterset = LeaderboardFilter(params, queryset=runs)
+    filterset = LeaderboardFilter(params, queryset=Run.objects.all())
     form = filterset.form
     form.is_valid()
     errors = [f"{form.fields[name].label}: {' '.join(messages)}" for name, messages in form.errors.items()]
     versions = list(form.fields["dataset"].queryset)
     dataset = form.cleaned_data.get("dataset") or Dataset.choose_default(versions)
-    chosen_runs = list(filterset.qs.filter(dataset=dataset)) if dataset else []
+    chosen_runs = list(filterset.qs.on_benchmark(dataset)) if dataset else []
     units = (
         Score.objects.filter(run__dataset=dataset, run__status=Run.Status.DONE).units(unit_columns) if dataset else []
     )
