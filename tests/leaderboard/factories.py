@@ -30,7 +30,8 @@ def reliability_bins(shift: float) -> list[dict]:
     for index in range(15):
         mean_p = (index + 0.5) / 15
         count = 0 if index in (0, 14) else 10 + index
-        bins.append({"count": count, "mean_p": round(mean_p, 4), "mean_y": round(min(1.0, max(0.0, mean_p + shift)), 4)})
+        mean_y = min(1.0, max(0.0, mean_p + shift))
+        bins.append({"count": count, "mean_p": round(mean_p, 4), "mean_y": round(mean_y, 4)})
     return bins
 
 

@@ -52,7 +52,9 @@ def test_it_reranks_when_only_hindi_is_chosen(client, published):
 
     assert order(hindi) != order(everything)
     # The averages are now the Hindi values themselves.
-    e5_hindi = Score.objects.get(run__model__display_name="E5-Large-Instruct", task="t1", metric="recall@1", source="hin")
+    e5_hindi = Score.objects.get(
+        run__model__display_name="E5-Large-Instruct", task="t1", metric="recall@1", source="hin"
+    )
     assert hindi["E5-Large-Instruct"]["t1"] == f"{100 * e5_hindi.value:.1f}"
     # No cross-lingual pair has both languages in {Hindi}: those columns say so instead of showing zero.
     assert hindi["BGE-M3"]["t2"].startswith("—")
