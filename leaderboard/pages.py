@@ -39,6 +39,16 @@ RETRIEVAL_TASKS = ("t1", "t2", "t3", "t3x")
 TASK_METRICS = {"recall@1": "R@1", "recall@5": "R@5", "mrr@10": "MRR@10"}
 ALL_RETRIEVAL_METRICS = ("recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10")
 T4_METRICS = ("auroc", "auprc", "accuracy", "ece", "ece_calibrated", "ece_hist", "ece_temp", "ece_reference")
+T4_LABELS = {
+    "auroc": "AUROC",
+    "auprc": "AUPRC",
+    "accuracy": "Accuracy",
+    "ece": "ECE",
+    "ece_calibrated": "ECE calibrated",
+    "ece_hist": "ECE (histogram binning)",
+    "ece_temp": "ECE (temperature)",
+    "ece_reference": "Reference “ECE” ⚠",
+}
 METRIC_LABELS = {"recall@1": "Recall@1", "recall@5": "Recall@5", "recall@10": "Recall@10", "mrr@10": "MRR@10"}
 TASK_TITLES = {
     "t1": "T1 · monolingual retrieval (persona → instruction)",
@@ -395,6 +405,8 @@ def t4_page(params: QueryDict) -> Page:
         summary.append((info, cells))
     for metric in T4_METRICS:
         mark_best((cells[metric] for _, cells in summary), higher_is_better=not metric.startswith("ece"))
+    # Columns that no run has (e.g. the two calibrators' ECE when the engine reports one) are left out.
+    shown_metrics = [metric for metric in T4_METRICS if any(not cells[metric].missing for _, cells in summary)]
     per_language = Score.objects.for_runs(selection.run_ids).per_language("t4", ["auroc", "ece"], languages)
     auroc_table = build_language_table(infos, per_language, languages, "auroc")
     ece_table = build_language_table(infos, per_language, languages, "ece", higher_is_better=False)
@@ -431,8 +443,8 @@ def t4_page(params: QueryDict) -> Page:
     rows = [[info.id, info.label, info.origin, *[cells[m].value for m in T4_METRICS]] for info, cells in summary]
     context = {
         **_filters_context(selection, ("run",)),
-        "summary": summary,
-        "metrics": T4_METRICS,
+        "summary": [(info, [(metric, cells[metric]) for metric in shown_metrics]) for info, cells in summary],
+        "metrics": [(metric, T4_LABELS[metric]) for metric in shown_metrics],
         "auroc_table": auroc_table,
         "ece_table": ece_table,
         "with_bins": with_bins,
@@ -653,15 +665,18 @@ def tokenizer_coverage(details: dict) -> tuple[list[str], list[tuple[str, list]]
     coverage = (details or {}).get("tokenizer_coverage")
     if not isinstance(coverage, dict):
         return [], []
+    coverage = {script: value for script, value in coverage.items() if isinstance(value, dict)}
     metrics: list[str] = []
     for value in coverage.values():
-        if isinstance(value, dict):
+        if value:
             metrics += [key for key in value if key not in metrics and isinstance(value[key], int | float)]
-    rows = [
-        (str(script), [value.get(metric) if isinstance(value, dict) else None for metric in metrics])
-        for script, value in coverage.items()
-        if isinstance(value, dict)
-    ]
+
+    def shown(number: object) -> str:
+        if isinstance(number, bool) or not isinstance(number, int | float):
+            return "—"
+        return f"{number:,}" if isinstance(number, int) else f"{number:.3g}"
+
+    rows = [(str(script), [shown(value.get(metric)) for metric in metrics]) for script, value in coverage.items()]
     return metrics, rows
 
 
@@ -770,9 +785,15 @@ def dataset_page(dataset_id: int) -> Page:
         if first_id is not None
         else {}
     )
+    # A version stored only as results (the full benchmark) still lists the languages its runs cover.
+    covered = (
+        set()
+        if counts
+        else set(Score.objects.filter(run__dataset=dataset).values_list("source_id", flat=True).distinct())
+    )
     languages = []
     for lang in LANGUAGES:
-        if lang.code in counts or lang.code in samples:
+        if lang.code in counts or lang.code in samples or lang.code in covered:
             languages.append({"info": lang, "count": counts.get(lang.code, 0), "sample": samples.get(lang.code)})
     agreement = agreement_by_language(dataset)
     finished = Run.objects.filter(dataset=dataset, status=Run.Status.DONE).count()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from django import template
 from django.http import QueryDict
 from django.utils.html import format_html
@@ -97,6 +99,9 @@ def params(count: int | None) -> str:
 
 @register.filter
 def pretty_json(value: object) -> str:
-    import json
-
     return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+@register.filter
+def is_structured(value: object) -> bool:
+    return isinstance(value, dict | list)
