@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from evaluation.models import Dataset, EmbeddingModel, Language, Run, Score
-from evaluation.published import ModelResults, parse_directory
+from evaluation.published import ModelResults, PublishedResultError, parse_directory
 from leaderboard.cache import bump_generation
 
 FULL_BENCHMARK_NAME = "nirdesha"
@@ -95,6 +95,10 @@ def import_published_results(
     parsed_results = parse_directory(root, progress=progress)
     parsed = parsed_results.models
     languages = {language.code: language for language in Language.objects.all()}
+    needed = {code for results in parsed.values() for score in results.scores for code in (score.source, score.target)}
+    missing = sorted(code for code in needed if code and code not in languages)
+    if missing:
+        raise PublishedResultError(f"{root}: languages {', '.join(missing)} are not in the database (run migrate)")
     created = updated = total_scores = total_files = 0
     with transaction.atomic():
         dataset = full_benchmark_dataset()

@@ -161,6 +161,12 @@ class OverviewTable:
     sort: str
     intervals_missing: bool
     notes: list[str] = field(default_factory=list)
+    expected: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def visible_columns(self) -> list[Column]:
+        """Columns with any result for the selection; an all-empty column is explained in a note instead."""
+        return [column for column in self.columns if self.expected.get(column.key, 0) > 0]
 
 
 def parse_sort(sort: str | None, columns: Sequence[Column]) -> tuple[str, bool]:
@@ -242,12 +248,11 @@ def build_overview(
     key, descending = parse_sort(sort, columns)
     sort_value = f"-{key}" if descending else key
     notes = []
-    if any(expected.get(key, 0) == 0 for key in OVERALL_KEYS):
-        left_out = [key for key in OVERALL_KEYS if expected.get(key, 0) == 0]
+    empty = [column.label for column in columns if expected.get(column.key, 0) == 0]
+    if empty:
         notes.append(
-            "The overall score leaves out "
-            + ", ".join(column.label for column in columns if column.key in left_out)
-            + ": no results for this language selection."
+            f"No results for this language selection in {', '.join(empty)}: "
+            "those columns are hidden and left out of the overall score."
         )
     return OverviewTable(
         columns=list(columns),
@@ -256,6 +261,7 @@ def build_overview(
         sort=sort_value,
         intervals_missing=any(not row.overall.has_ci for row in ranked),
         notes=notes,
+        expected=dict(expected),
     )
 
 

@@ -15,7 +15,7 @@ register = template.Library()
 
 # Table cells stay narrow; the full reason is in the cell's title.
 SHORT_NOTES = {
-    "reference ECE not comparable": "not comparable",
+    "reference ECE not comparable": "n/a",
     "no results for this selection": "no results",
 }
 

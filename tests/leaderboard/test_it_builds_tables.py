@@ -93,7 +93,8 @@ def test_it_leaves_out_columns_without_results_from_the_overall_score():
     assert table.overall_keys == ["t1", "t3"]
     assert {row.run.id: round(row.overall.value, 6) for row in table.rows} == {1: 0.3, 2: 0.3}
     assert table.rows[0].cells["t2"].note == "no results for this selection"
-    assert "T2 cross R@1" in table.notes[0]
+    assert "T2 cross R@1, T3 cross R@1" in table.notes[0]
+    assert [column.key for column in table.visible_columns] == ["t1", "t3", "t4_auroc", "t4_ece"]
 
 
 @pytest.mark.parametrize(
