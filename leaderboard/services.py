@@ -48,7 +48,19 @@ def full_benchmark_dataset() -> Dataset:
         version=FULL_BENCHMARK_VERSION,
         defaults={"declared_pool_size": FULL_BENCHMARK_POOL, **FULL_BENCHMARK_CARD},
     )
-    if not created and dataset.declared_pool_size is None:
+    if created:
+        return dataset
+    # The published scores were computed on 50,000-item pools. Attaching them to a version that holds
+    # a different number of items (e.g. the 150-item validation sample imported as nirdesha 1.0) would
+    # rank them beside runs on that smaller pool, so the import refuses instead.
+    pool = dataset.pool_size
+    if dataset.items.exists() and pool != FULL_BENCHMARK_POOL:
+        raise PublishedResultError(
+            f"{dataset} holds {pool} items per language, but the published results were computed on "
+            f"{FULL_BENCHMARK_POOL:,}-item pools; they cannot share a leaderboard. Import the smaller sample "
+            "under its own version (import_dataset ... --name nirdesha-validation --version 150)."
+        )
+    if dataset.declared_pool_size is None:
         dataset.declared_pool_size = FULL_BENCHMARK_POOL
         dataset.save(update_fields=["declared_pool_size"])
     return dataset

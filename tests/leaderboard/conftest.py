@@ -4,15 +4,12 @@ from pathlib import Path
 
 import pytest
 
-try:
-    from tests.data import PUBLISHED_RESULTS_DIR
-except ImportError:  # tests/data.py arrives with the importer branch; until then, find the folder here.
-    PUBLISHED_RESULTS_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "published-results"
+from tests.data import PUBLISHED_RESULTS_DIR, require_shared_data
 
 
 @pytest.fixture
 def published_dir() -> Path:
-    assert PUBLISHED_RESULTS_DIR.is_dir(), f"shared data missing: {PUBLISHED_RESULTS_DIR}"
+    require_shared_data(PUBLISHED_RESULTS_DIR)
     return PUBLISHED_RESULTS_DIR
 
 

@@ -114,3 +114,15 @@ def test_it_names_a_file_that_is_not_json(published_dir, tmp_path):
 def test_it_refuses_a_folder_without_results(tmp_path):
     with pytest.raises(CommandError, match=r"no '<task>-<model>/\*\.json' result files found"):
         call_command("import_published_results", str(tmp_path), verbosity=0)
+
+
+def test_it_refuses_to_put_full_pool_results_on_a_smaller_version(published_dir):
+    from tests.data import VALIDATION_DIR
+
+    # Imported without --name/--version, the 150-item validation sample becomes "nirdesha 1.0".
+    call_command("import_dataset", str(VALIDATION_DIR), stdout=StringIO(), stderr=StringIO())
+    assert Dataset.objects.get(name="nirdesha", version="1.0").pool_size == 150
+
+    with pytest.raises(CommandError, match=r"holds 150 items per language.*50,000-item pools"):
+        call_command("import_published_results", str(published_dir), verbosity=0)
+    assert Run.objects.count() == 0 and Score.objects.count() == 0

@@ -2,46 +2,44 @@
 
 from __future__ import annotations
 
-import pytest
-from django.urls import reverse
+from io import StringIO
 
-from evaluation.models import Item, Language
-from tests.leaderboard.factories import make_dataset
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+from django.utils.html import escape
+
+from evaluation.models import Dataset, Item, Language
+from tests.data import VALIDATION_DIR
 from tests.leaderboard.html import tables
 
 pytestmark = pytest.mark.django_db
 
-SAMPLES = {
-    "eng": "Explain how to file an income tax return online.",
-    "hin": "ऑनलाइन आयकर रिटर्न कैसे भरें, समझाइए।",
-    "urd": "آن لائن انکم ٹیکس ریٹرن کیسے جمع کریں، سمجھائیے۔",
-}
-
 
 def test_it_shows_the_card_languages_and_samples(client):
-    dataset = make_dataset(
-        "nirdesha-validation",
-        "150",
-        description="The human-validated sample.",
-        provenance="Synthesised in English, machine-translated, human-validated sample.",
+    call_command(
+        "import_dataset",
+        str(VALIDATION_DIR),
+        "--name=nirdesha-validation",
+        "--version=150",
+        "--license=Apache-2.0",
+        "--provenance=Machine-translated from English; a human-validated sample.",
+        stdout=StringIO(),
+        stderr=StringIO(),
     )
-    for code, text in SAMPLES.items():
-        for item_id in (1, 2):
-            Item.objects.create(
-                dataset=dataset,
-                item_id=item_id,
-                language=Language.objects.get(code=code),
-                persona="p",
-                instruction=text if item_id == 1 else "other",
-            )
+    dataset = Dataset.objects.get(name="nirdesha-validation", version="150")
     page = client.get(reverse("leaderboard:dataset_detail", args=[dataset.pk])).content.decode()
 
     assert "Apache-2.0" in page and "human-validated sample" in page
     languages = {row[0]: row for row in tables(page)["dataset-languages"][1:]}
-    assert languages["Urdu urd"][1:4] == ["Perso-Arabic (Nastaliq) Arab", "Indo-Aryan", "2"]
-    # Text in a language carries its language and direction.
-    assert f'<span lang="urd" dir="rtl" class="script-arab">{SAMPLES["urd"]}</span>' in page
-    assert f'<span lang="hin" dir="ltr" class="script-deva">{SAMPLES["hin"]}</span>' in page
+    assert set(languages) == {"English eng", "Bengali ben", "Hindi hin", "Marathi mar", "Tamil tam", "Urdu urd"}
+    assert languages["Urdu urd"][1:4] == ["Perso-Arabic (Nastaliq) Arab", "Indo-Aryan", "150"]
+    # Text in a language carries its language, direction and script font.
+    for code, direction in (("urd", "rtl"), ("hin", "ltr"), ("tam", "ltr")):
+        sample = Item.objects.get(dataset=dataset, language=code, item_id=1).instruction
+        script = Language.objects.get(code=code).script.lower()
+        opening = f'<span lang="{code}" dir="{direction}" class="script-{script}">'
+        assert opening + escape(sample[:100]) in page
     assert "No validation judgements for this version yet" in page
 
 
