@@ -657,7 +657,7 @@ def artefacts(run: Run) -> dict[str, str]:
     for key in ("artefacts", "artifacts", "ranks", "rank_files"):
         if key in details:
             collect(key, details[key])
-    return {key.replace("/", "-").replace(" ", "-"): path for key, path in found.items()}
+    return {key.replace("/", "-").replace(" ", "-"): found[key] for key in sorted(found)}
 
 
 def tokenizer_coverage(details: dict) -> tuple[list[str], list[tuple[str, list]]]:
@@ -665,11 +665,11 @@ def tokenizer_coverage(details: dict) -> tuple[list[str], list[tuple[str, list]]
     coverage = (details or {}).get("tokenizer_coverage")
     if not isinstance(coverage, dict):
         return [], []
-    coverage = {script: value for script, value in coverage.items() if isinstance(value, dict)}
-    metrics: list[str] = []
-    for value in coverage.values():
-        if value:
-            metrics += [key for key in value if key not in metrics and isinstance(value[key], int | float)]
+    # PostgreSQL's jsonb does not keep key order, so rows and columns are put in a fixed order here.
+    coverage = {script: coverage[script] for script in sorted(coverage) if isinstance(coverage[script], dict)}
+    found = {key for value in coverage.values() for key, number in value.items() if isinstance(number, int | float)}
+    preferred = ["tokens_per_word", "unk_rate", "texts", "words", "tokens"]
+    metrics = [key for key in preferred if key in found] + sorted(found - set(preferred))
 
     def shown(number: object) -> str:
         if isinstance(number, bool) or not isinstance(number, int | float):
