@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Count, Q
@@ -9,6 +11,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import viewsets
 from rest_framework.decorators import action
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -28,7 +31,33 @@ from leaderboard.pages import overview_page
 from leaderboard.responses import canonical_query
 
 
-class EmbeddingModelViewSet(viewsets.ReadOnlyModelViewSet):
+class CachedReadMixin:
+    """Serve list and detail responses from the cache, under the generation of the public pages.
+
+    The read API shows the same public data as the pages, whoever asks, so a response is stored per
+    host (pagination links are absolute), path and query string until the next import or finished run.
+    """
+
+    def list(self, request: Request, *args, **kwargs) -> Response:
+        return self._cached(request, lambda: super(CachedReadMixin, self).list(request, *args, **kwargs))
+
+    def retrieve(self, request: Request, *args, **kwargs) -> Response:
+        return self._cached(request, lambda: super(CachedReadMixin, self).retrieve(request, *args, **kwargs))
+
+    def _cached(self, request: Request, compute) -> Response:
+        key = generation_key("api", request.get_host(), request.path, canonical_query(request._request))
+        data = cache.get(key)
+        if data is None:
+            response = compute()
+            if response.status_code != 200:
+                return response
+            # Plain JSON types only: DRF's ReturnList/ReturnDict keep a reference to their serializer.
+            data = json.loads(JSONRenderer().render(response.data))
+            cache.set(key, data, settings.PUBLIC_PAGE_CACHE_SECONDS)
+        return Response(data)
+
+
+class EmbeddingModelViewSet(CachedReadMixin, viewsets.ReadOnlyModelViewSet):
     """Models with at least one finished run."""
 
     serializer_class = EmbeddingModelSerializer
@@ -38,7 +67,7 @@ class EmbeddingModelViewSet(viewsets.ReadOnlyModelViewSet):
         return EmbeddingModel.objects.filter(runs__status=Run.Status.DONE).distinct().order_by("pk")
 
 
-class RunViewSet(viewsets.ReadOnlyModelViewSet):
+class RunViewSet(CachedReadMixin, viewsets.ReadOnlyModelViewSet):
     """Finished runs (published results and runs evaluated here). Submissions have their own endpoint."""
 
     filterset_class = RunFilter
@@ -50,7 +79,7 @@ class RunViewSet(viewsets.ReadOnlyModelViewSet):
         return RunDetailSerializer if self.action == "retrieve" else RunSerializer
 
 
-class ScoreViewSet(viewsets.ReadOnlyModelViewSet):
+class ScoreViewSet(CachedReadMixin, viewsets.ReadOnlyModelViewSet):
     """Every score of every finished run, one per task, language (or ordered pair) and metric.
 
     Values are fractions between 0 and 1; ci_low/ci_high are 95% bootstrap bounds (null for the
@@ -100,7 +129,7 @@ class LeaderboardViewSet(viewsets.ViewSet):
         return Response(body)
 
 
-class DatasetViewSet(viewsets.ReadOnlyModelViewSet):
+class DatasetViewSet(CachedReadMixin, viewsets.ReadOnlyModelViewSet):
     """Benchmark versions with their cards."""
 
     serializer_class = DatasetSerializer

@@ -55,3 +55,19 @@ def test_it_caches_downloads_per_format(client, django_assert_num_queries):
         assert client.get(URL + "?format=csv").content == csv_body
         assert client.get(URL + "?format=json").content == json_body
     assert csv_body != json_body
+
+
+def test_it_caches_the_read_api_until_the_generation_moves_on(client, django_assert_num_queries):
+    dataset = make_dataset()
+    make_run(dataset, "org/alpha", display_name="Alpha")
+    url = "/api/scores/?task=t1&metric=recall@1"
+    first = client.get(url).json()
+    table = client.get("/api/leaderboard/").json()
+    with django_assert_num_queries(0):
+        assert client.get(url).json() == first
+        assert client.get("/api/leaderboard/").json() == table
+    make_run(dataset, "org/beta", display_name="Beta")
+    assert client.get(url).json()["count"] == first["count"] == 5
+    bump_generation()
+    assert client.get(url).json()["count"] == 10
+    assert client.get("/api/scores/999999/").status_code == 404
