@@ -25,11 +25,13 @@ import argparse
 import http.client
 import os
 import random
+import shutil
 import signal
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -255,6 +257,7 @@ def main() -> int:
     env = {**os.environ, "DATABASE_URL": bench_url, "DJANGO_SETTINGS_MODULE": "config.settings.base", "DEBUG": "0"}
     os.environ.update({"DATABASE_URL": bench_url, "DJANGO_SETTINGS_MODULE": "config.settings.base"})
     servers: list[subprocess.Popen] = []
+    scratch = ""
     try:
         started = time.perf_counter()
         scores = fill(args.models)
@@ -264,7 +267,12 @@ def main() -> int:
         cache_backend = settings.CACHES["default"]["BACKEND"].rsplit(".", 1)[-1]
         cached, cached_port = start_server(env, args.workers)
         servers.append(cached)
-        uncached, uncached_port = start_server({**env, "PUBLIC_PAGE_CACHE_SECONDS": "0"}, args.workers)
+        # The uncached server gets its own file cache in a scratch folder with a zero timeout, so it
+        # neither stores pages nor reads those the cached server stored in the shared cache.
+        scratch = tempfile.mkdtemp(prefix="latency-bench-")
+        uncached_env = {key: value for key, value in env.items() if key not in ("REDIS_URL", "CACHE_URL")}
+        uncached_env.update({"PUBLIC_PAGE_CACHE_SECONDS": "0", "NIRDESHA_VAR_DIR": scratch})
+        uncached, uncached_port = start_server(uncached_env, args.workers)
         servers.append(uncached)
         print(
             f"gunicorn: {args.workers} workers per server; {args.clients} concurrent clients; "
@@ -304,6 +312,8 @@ def main() -> int:
     finally:
         for server in servers:
             stop_server(server)
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
         from django.db import connections
 
         connections.close_all()

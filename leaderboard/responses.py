@@ -2,8 +2,9 @@
 
 A public page's main content does not depend on who is looking, so it is rendered once per
 (page, query string) and cached under the current generation (leaderboard.cache); the surrounding
-layout with the account links is rendered per request around it. `?format=csv|json` returns the
-page's tables instead, cached the same way.
+layout with the account links is rendered per request around it. For anonymous visitors with no
+pending message the complete page is the same for everyone and is cached as a whole.
+`?format=csv|json` returns the page's tables instead, cached the same way.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import json
 from collections.abc import Callable
 
 from django.conf import settings
+from django.contrib import messages
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -56,10 +58,24 @@ def _export(page: Page, fmt: str, table_name: str | None, filename: str) -> dict
     }
 
 
+def _is_anonymous_without_messages(request: HttpRequest) -> bool:
+    """True when the whole page, header included, is the same for this request as for any other."""
+    return not request.user.is_authenticated and not len(messages.get_messages(request))
+
+
 def public_page(request: HttpRequest, name: str, template: str, build: Callable[[], Page]) -> HttpResponse:
     fmt = request.GET.get("format", "")
     fmt = fmt if fmt in EXPORT_FORMATS else "html"
-    key = generation_key("page", name, fmt, canonical_query(request))
+    query = canonical_query(request)
+    # Most visitors are anonymous: for them the complete page is cached, so that a hit costs two
+    # cache reads and no template rendering at all.
+    whole_page_key = None
+    if fmt == "html" and _is_anonymous_without_messages(request):
+        whole_page_key = generation_key("whole-page", name, query)
+        html = cache.get(whole_page_key)
+        if html is not None:
+            return HttpResponse(html)
+    key = generation_key("page", name, fmt, query)
     payload = cache.get(key)
     if payload is None:
         page = build()
@@ -74,4 +90,7 @@ def public_page(request: HttpRequest, name: str, template: str, build: Callable[
         response = HttpResponse(payload["body"], content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="{payload["filename"]}"'
         return response
-    return render(request, "leaderboard/shell.html", {"title": payload["title"], "body": payload["body"]})
+    response = render(request, "leaderboard/shell.html", {"title": payload["title"], "body": payload["body"]})
+    if whole_page_key is not None:
+        cache.set(whole_page_key, response.content.decode(), settings.PUBLIC_PAGE_CACHE_SECONDS)
+    return response

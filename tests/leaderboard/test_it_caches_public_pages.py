@@ -36,7 +36,7 @@ def test_it_is_invalidated_by_an_import(client, published_dir, django_capture_on
     assert b"E5-Large-Instruct" in client.get(URL).content
 
 
-def test_it_caches_the_content_but_not_the_account_links(client):
+def test_it_caches_the_content_but_not_the_account_links(client, django_assert_max_num_queries):
     make_run(make_dataset(), "org/alpha", display_name="Alpha")
     anonymous = client.get(URL).content.decode()
     assert "Log in" in anonymous
@@ -45,6 +45,24 @@ def test_it_caches_the_content_but_not_the_account_links(client):
     signed_in = client.get(URL).content.decode()
     assert person.email in signed_in and "Log in" not in signed_in
     assert "Alpha" in signed_in
+    # Signed in, only the session and the user are read; the content comes from the cache.
+    with django_assert_max_num_queries(2):
+        assert person.email in client.get(URL).content.decode()
+    client.logout()
+    assert client.get(URL).content.decode() == anonymous
+
+
+def test_it_never_caches_a_message_meant_for_one_visitor(client):
+    make_run(make_dataset(), "org/alpha", display_name="Alpha")
+    client.get(URL)
+    person = make_researcher()
+    client.force_login(person)
+    # Signing out leaves a message for the next page this visitor sees, and for nobody else.
+    response = client.post(reverse("account_logout"), follow=True)
+    assert response.redirect_chain[-1][0] == URL
+    assert "You have signed out" in response.content.decode()
+    other = client.__class__()
+    assert "You have signed out" not in other.get(URL).content.decode()
 
 
 def test_it_caches_downloads_per_format(client, django_assert_num_queries):
