@@ -6,7 +6,8 @@ import json
 
 from django import template
 from django.http import QueryDict
-from django.utils.html import format_html
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
 
 from evaluation.languages import BY_CODE
 from leaderboard.tables import Cell, percent
@@ -28,26 +29,25 @@ def pct(value: float | None, digits: int = 1) -> str:
 
 @register.simple_tag
 def score_cell(cell: Cell, show_ci: bool = True, show_coverage: bool = True) -> str:
-    """A <td> for one score: value, interval, coverage, 'not covered' notes and the best mark."""
+    """A <td> for one score: value, interval, coverage, 'not covered' notes and the best mark.
+
+    Built with plain string formatting (numbers need no escaping; the one free-text note is escaped)
+    because a per-language table has thousands of cells and format_html would dominate its rendering.
+    """
     if cell.missing:
-        note = cell.note or "not covered"
-        short = SHORT_NOTES.get(note, note)
-        return format_html('<td class="missing" title="{}">—<span class="why">, {}</span></td>', note, short)
-    classes = "best" if cell.best else ""
-    ci = ""
+        note = escape(cell.note or "not covered")
+        short = escape(SHORT_NOTES.get(cell.note, cell.note or "not covered"))
+        return mark_safe(f'<td class="missing" title="{note}">—<span class="why">, {short}</span></td>')
+    parts = ['<td class="best">' if cell.best else "<td>", percent(cell.value)]
     if show_ci and cell.has_ci:
-        ci = format_html(' <span class="ci">[{}, {}]</span>', percent(cell.ci_low), percent(cell.ci_high))
-    coverage = ""
+        parts.append(f' <span class="ci">[{percent(cell.ci_low)}, {percent(cell.ci_high)}]</span>')
     if show_coverage and cell.partial:
-        coverage = format_html(
-            ' <span class="coverage" title="mean over the {} of {} selected languages or pairs this model covers">'
-            "{}/{}</span>",
-            cell.covered,
-            cell.expected,
-            cell.covered,
-            cell.expected,
+        parts.append(
+            f' <span class="coverage" title="mean over the {cell.covered} of {cell.expected} selected languages or '
+            f'pairs this model covers">{cell.covered}/{cell.expected}</span>'
         )
-    return format_html('<td class="{}">{}{}{}</td>', classes, percent(cell.value), ci, coverage)
+    parts.append("</td>")
+    return mark_safe("".join(parts))
 
 
 @register.simple_tag
