@@ -770,7 +770,7 @@ def run_page(run_id: int) -> Page:
 
 
 def dataset_page(dataset_id: int) -> Page:
-    from annotation.reports import agreement_by_language
+    from annotation.reports import AC1_NOTE, KAPPA_CI_NOTE, agreement_by_language
 
     dataset = Dataset.objects.filter(pk=dataset_id).first()
     if dataset is None:
@@ -809,6 +809,7 @@ def dataset_page(dataset_id: int) -> Page:
         "dataset": dataset,
         "languages": languages,
         "agreement": agreement,
+        "agreement_notes": [KAPPA_CI_NOTE, AC1_NOTE],
         "finished_runs": finished,
         "pool_size": max([n for code, n in counts.items() if code != "eng"], default=0) or dataset.declared_pool_size,
         "items_here": sum(counts.values()),

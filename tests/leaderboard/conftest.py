@@ -14,21 +14,7 @@ def published_dir() -> Path:
 
 
 @pytest.fixture
-def seeded_languages(db):
-    """The 13 languages as the seed migration writes them.
-
-    A transactional test (live server, browser) empties every table when it ends; when a later
-    transactional test runs after database-backed tests its serialized rollback has not always put
-    the migration's rows back, so the seed runs again here (it is idempotent)."""
-    from importlib import import_module
-
-    from django.apps import apps
-
-    import_module("evaluation.migrations.0002_seed_languages").seed_languages(apps, None)
-
-
-@pytest.fixture
-def published(published_dir, seeded_languages):
+def published(published_dir):
     """The reference's published results, imported through the real command."""
     from django.core.management import call_command
 

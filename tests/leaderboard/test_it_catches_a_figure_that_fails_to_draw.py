@@ -6,7 +6,7 @@ import pytest
 
 from tests.leaderboard.figures import assert_figures_drawn
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PAGE = """<!doctype html><html><body>
 <script id="good" type="application/json">{"data": [{"type": "bar", "x": ["a"], "y": [1]}], "layout": {}}</script>

@@ -11,11 +11,11 @@ from tests.browser import save_screenshot
 from tests.leaderboard.factories import make_dataset, make_run
 from tests.leaderboard.figures import assert_figures_drawn
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
-def validation_with_bins(seeded_languages):
+def validation_with_bins():
     """A small second benchmark version with re-runs that carry reliability bins and coverage."""
     dataset = make_dataset()
     coverage = {"Deva": {"tokens_per_word": 2.1, "unk_rate": 0.0}, "Arab": {"tokens_per_word": 4.4, "unk_rate": 0.04}}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 from io import StringIO
 
 import pytest
@@ -10,7 +11,7 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from evaluation.models import Dataset, Item, Language
-from tests.data import VALIDATION_DIR
+from tests.data import EXPECTED_AGREEMENT_CSV, VALIDATION_DIR, VALIDATION_LANGUAGES
 from tests.leaderboard.html import tables
 
 pytestmark = pytest.mark.django_db
@@ -41,6 +42,34 @@ def test_it_shows_the_card_languages_and_samples(client):
         opening = f'<span lang="{code}" dir="{direction}" class="script-{script}">'
         assert opening + escape(sample[:100]) in page
     assert "No validation judgements for this version yet" in page
+
+
+def test_it_shows_agreement_per_language_from_the_imported_judgements(client):
+    call_command(
+        "import_dataset",
+        str(VALIDATION_DIR),
+        "--name=nirdesha-validation",
+        "--version=150",
+        stdout=StringIO(),
+        stderr=StringIO(),
+    )
+    call_command("import_judgements", str(VALIDATION_DIR), "--dataset=nirdesha-validation@150", stdout=StringIO())
+    dataset = Dataset.objects.get(name="nirdesha-validation", version="150")
+    page = client.get(reverse("leaderboard:dataset_detail", args=[dataset.pk])).content.decode()
+
+    rows = {row[0]: row for row in tables(page)["agreement"][1:]}
+    assert set(rows) == set(VALIDATION_LANGUAGES)
+    with EXPECTED_AGREEMENT_CSV.open(encoding="utf-8", newline="") as handle:
+        published = {row["file_name"].removesuffix(".csv"): row for row in csv.DictReader(handle)}
+    for language, row in rows.items():
+        expected = published[language]
+        assert row[1] == "150"
+        assert row[2] == f"{float(expected['agreement_percentage']):.1f}"
+        assert row[3].startswith(f"{float(expected['kappa_score']):.3f} [")
+        assert row[4] == f"{float(expected['krippendorff_alpha']):.3f}"
+    # The AC1 definition differs from the published table's; the page says how.
+    assert "first rater" in page
+    assert "?format=csv&amp;table=agreement" in page
 
 
 def test_it_lists_the_languages_of_a_results_only_version(client, published):
