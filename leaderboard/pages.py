@@ -28,14 +28,17 @@ from leaderboard.tables import (
     cell_from_aggregate,
     expected_units,
     group_pairs,
+    manifest_facts,
     mark_best,
     next_sort,
     pair_matrix,
+    score_sections,
     select_languages,
 )
 
 LANGUAGE_ORDER = {lang.code: position for position, lang in enumerate(LANGUAGES)}
 RETRIEVAL_TASKS = ("t1", "t2", "t3", "t3x")
+ARTEFACT_SUFFIXES = (".npy", ".npz", ".json", ".csv", ".jsonl", ".log", ".txt")
 TASK_METRICS = {"recall@1": "R@1", "recall@5": "R@5", "mrr@10": "MRR@10"}
 ALL_RETRIEVAL_METRICS = ("recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10")
 T4_METRICS = ("auroc", "auprc", "accuracy", "ece", "ece_calibrated", "ece_hist", "ece_temp", "ece_reference")
@@ -640,13 +643,20 @@ def reproduce_command(run: Run) -> str:
 
 
 def artefacts(run: Run) -> dict[str, str]:
-    """Downloadable artefact files listed in run.details, keyed by a name used in the URL."""
+    """Downloadable artefact files listed in run.details, keyed by a name used in the URL.
+
+    The engine lists per-query rank files as details["ranks"] = [{task, source, target, path}];
+    other path-valued entries under "artefacts" are offered too.
+    """
     found: dict[str, str] = {}
     details = run.details or {}
 
     def collect(prefix: str, value) -> None:
-        if isinstance(value, str) and value.endswith((".npy", ".npz", ".json", ".csv", ".jsonl", ".log", ".txt")):
+        if isinstance(value, str) and value.endswith(ARTEFACT_SUFFIXES):
             found[prefix] = value
+        elif isinstance(value, dict) and isinstance(value.get("path"), str) and value.get("task"):
+            parts = [value["task"], value.get("source"), value.get("target")]
+            collect("ranks-" + "-".join(str(part) for part in parts if part), value["path"])
         elif isinstance(value, dict):
             for key, inner in value.items():
                 collect(f"{prefix}-{key}" if prefix else str(key), inner)
@@ -654,7 +664,7 @@ def artefacts(run: Run) -> dict[str, str]:
             for position, inner in enumerate(value):
                 collect(f"{prefix}-{position}", inner)
 
-    for key in ("artefacts", "artifacts", "ranks", "rank_files"):
+    for key in ("ranks", "artefacts", "artifacts"):
         if key in details:
             collect(key, details[key])
     return {key.replace("/", "-").replace(" ", "-"): found[key] for key in sorted(found)}
@@ -684,44 +694,30 @@ def run_page(run_id: int) -> Page:
     run = Run.objects.select_related("model", "dataset").filter(pk=run_id).first()
     if run is None:
         raise Http404("No such run")
-    scores = list(
-        Score.objects.filter(run=run).values("task", "metric", "value", "ci_low", "ci_high", "source_id", "target_id")
-    )
-    metrics_by_task: dict[str, list[str]] = {}
-    grouped: dict[str, dict[tuple, dict]] = {}
+    scores = [
+        {
+            "task": row["task"],
+            "source": row["source_id"],
+            "target": row["target_id"],
+            "metric": row["metric"],
+            "value": row["value"],
+            "ci_low": row["ci_low"],
+            "ci_high": row["ci_high"],
+        }
+        for row in Score.objects.filter(run=run).values(
+            "task", "metric", "value", "ci_low", "ci_high", "source_id", "target_id"
+        )
+    ]
+    sections = [
+        {"section": section, "title": TASK_TITLES.get(section.task, dict(Task.choices).get(section.task, section.task))}
+        for section in score_sections(scores, LANGUAGE_ORDER)
+    ]
+    grouped: dict[str, dict[str, dict]] = {}
     for score in scores:
-        task_metrics = metrics_by_task.setdefault(score["task"], [])
-        if score["metric"] not in task_metrics:
-            task_metrics.append(score["metric"])
-        key = (score["source_id"], score["target_id"])
-        grouped.setdefault(score["task"], {}).setdefault(key, {})[score["metric"]] = score
-    task_order = [choice for choice, _ in Task.choices]
-    sections = []
-    for task in sorted(grouped, key=lambda t: task_order.index(t) if t in task_order else 99):
-        metrics = sorted(
-            metrics_by_task[task],
-            key=lambda m: (
-                (ALL_RETRIEVAL_METRICS + T4_METRICS).index(m) if m in ALL_RETRIEVAL_METRICS + T4_METRICS else 99
-            ),
-        )
-        rows = []
-        for (source, target), values in sorted(
-            grouped[task].items(),
-            key=lambda item: (LANGUAGE_ORDER.get(item[0][0], 99), LANGUAGE_ORDER.get(item[0][1] or "", -1)),
-        ):
-            rows.append((source, target, [values.get(metric) for metric in metrics]))
-        sections.append(
-            {
-                "task": task,
-                "title": TASK_TITLES.get(task, dict(Task.choices).get(task, task)),
-                "metrics": metrics,
-                "rows": rows,
-            }
-        )
+        if score["target"] is None and score["metric"] == "recall@1":
+            grouped.setdefault(score["task"], {})[score["source"]] = score
     bars = None
-    mono = {
-        task: {key[0]: values.get("recall@1") for key, values in grouped.get(task, {}).items()} for task in ("t1", "t3")
-    }
+    mono = {task: grouped.get(task, {}) for task in ("t1", "t3")}
     bar_languages = ordered_codes(set(mono["t1"]) | set(mono["t3"]))
     if bar_languages:
         series = {}
@@ -742,6 +738,7 @@ def run_page(run_id: int) -> Page:
         "sections": sections,
         "bars": bars,
         "manifest": run.manifest or {},
+        "facts": manifest_facts(run.manifest or {}),
         "coverage_metrics": coverage_metrics,
         "coverage_rows": coverage_rows,
         "command": reproduce_command(run),
@@ -754,8 +751,8 @@ def run_page(run_id: int) -> Page:
             run.pk,
             run.model.name,
             s["task"],
-            s["source_id"],
-            s["target_id"],
+            s["source"],
+            s["target"],
             s["metric"],
             s["value"],
             s["ci_low"],

@@ -14,9 +14,11 @@ from leaderboard.tables import (
     build_overview,
     expected_units,
     group_pairs,
+    manifest_facts,
     mean_cell,
     next_sort,
     pair_matrix,
+    score_sections,
     select_languages,
 )
 
@@ -200,3 +202,82 @@ def test_it_marks_the_best_value_per_language_column():
     assert beta_cells[1].missing and beta_cells[1].note == "not covered"
     assert alpha_mean.value == pytest.approx(0.35) and beta_mean.value == pytest.approx(0.5)
     assert beta_mean.partial
+
+
+def test_it_groups_a_runs_scores_and_shows_ranks_as_numbers():
+    order = {"hin": 0, "tam": 1}
+    scores = [
+        {
+            "task": "multi",
+            "source": "hin",
+            "target": None,
+            "metric": "max@r",
+            "value": 1234.5,
+            "ci_low": None,
+            "ci_high": None,
+        },
+        {
+            "task": "t2",
+            "source": "tam",
+            "target": "hin",
+            "metric": "recall@1",
+            "value": 0.2,
+            "ci_low": 0.1,
+            "ci_high": 0.3,
+        },
+        {
+            "task": "t2",
+            "source": "hin",
+            "target": "tam",
+            "metric": "mrr@10",
+            "value": 0.25,
+            "ci_low": None,
+            "ci_high": None,
+        },
+        {
+            "task": "t2",
+            "source": "hin",
+            "target": "tam",
+            "metric": "recall@1",
+            "value": 0.15,
+            "ci_low": None,
+            "ci_high": None,
+        },
+        {
+            "task": "t1",
+            "source": "hin",
+            "target": None,
+            "metric": "recall@1",
+            "value": 0.4,
+            "ci_low": 0.35,
+            "ci_high": 0.45,
+        },
+    ]
+    t1, t2, multi = score_sections(scores, order)
+    assert [t1.task, t2.task, multi.task] == ["t1", "t2", "multi"]
+    assert t1.rows == [("hin", None, [("40.0", "[35.0, 45.0]")])]
+    assert t2.metrics == ["recall@1", "mrr@10"] and t2.pairs
+    assert t2.rows == [("hin", "tam", [("15.0", ""), ("25.0", "")]), ("tam", "hin", [("20.0", "[10.0, 30.0]"), None])]
+    assert multi.rows == [("hin", None, [("1,234.5", "")])]
+
+
+def test_it_picks_the_manifest_facts_a_reader_wants():
+    manifest = {
+        "dataset": {"name": "nirdesha", "version": "1.0", "pool_size": 50000, "content_hash": "ab" * 32},
+        "model": {"resolved_revision": "abc123", "prompts": {"query": "query: ", "document": "passage: "}},
+        "code_version": "v1.2-3-gdeadbee",
+        "seed": 42,
+        "hardware": {"cpu": "x86_64", "gpu": "NVIDIA H100"},
+        "timings": {"encode": 12.34, "score": 1.2},
+        "texts_total": 1800,
+        "texts_encoded": 600,
+        "texts_from_cache": 1200,
+    }
+    facts = dict(manifest_facts(manifest))
+    assert facts["Dataset"] == "nirdesha 1.0, pool 50,000 per language, sha256 abababababab…"
+    assert facts["Model revision"] == "abc123"
+    assert facts["Prompts"] == "query: 'query: '; document: 'passage: '"
+    assert facts["Hardware"] == "cpu: x86_64, gpu: NVIDIA H100"
+    assert facts["Timings"] == "encode 12.3 s, score 1.2 s"
+    assert facts["Texts"] == "1,800 unique; 600 encoded in this execution, 1,200 from the cache"
+    assert manifest_facts({}) == []
