@@ -42,6 +42,7 @@ ARTEFACT_SUFFIXES = (".npy", ".npz", ".json", ".csv", ".jsonl", ".log", ".txt")
 TASK_METRICS = {"recall@1": "R@1", "recall@5": "R@5", "mrr@10": "MRR@10"}
 ALL_RETRIEVAL_METRICS = ("recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10")
 T4_METRICS = ("auroc", "auprc", "accuracy", "ece", "ece_calibrated", "ece_hist", "ece_temp", "ece_reference")
+CALIBRATORS = {"hist": "histogram binning", "temp": "temperature scaling", "temperature": "temperature scaling"}
 T4_LABELS = {
     "auroc": "AUROC",
     "auprc": "AUPRC",
@@ -423,10 +424,14 @@ def t4_page(params: QueryDict) -> Page:
     figures = []
     if chosen:
         curves = reliability_curves(chosen.details)
+        raw = ((chosen.details or {}).get("t4") or {}).get("reliability") or {}
         for group in ["all", *[code for code in languages if code in curves]]:
             if group not in curves:
                 continue
             name = "all languages" if group == "all" else BY_CODE[group].name if group in BY_CODE else group
+            # The engine records which calibrator the dev split chose; the curve is named after it.
+            calibrator = (raw.get(group) or {}).get("calibrator") if isinstance(raw.get(group), dict) else None
+            after = "after calibration" + (f" ({CALIBRATORS.get(calibrator, calibrator)})" if calibrator else "")
             figures.append(
                 (
                     f"reliability-{group}",
@@ -434,7 +439,7 @@ def t4_page(params: QueryDict) -> Page:
                     plots.reliability_diagram(
                         {
                             "before calibration": curves[group].get("before", []),
-                            "after calibration": curves[group].get("after", []),
+                            after: curves[group].get("after", []),
                         },
                         title=f"{chosen.model.label}: reliability, {name} (test split)",
                     ),

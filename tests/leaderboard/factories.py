@@ -25,13 +25,21 @@ def value_for(level: float, language_index: int, metric: str) -> float:
 
 
 def reliability_bins(shift: float) -> list[dict]:
-    """Fifteen equal-width bins with constructed counts: predicted p against observed frequency."""
+    """Fifteen equal-width bins with constructed counts, shaped like the engine's (empty bins have None)."""
     bins = []
     for index in range(15):
         mean_p = (index + 0.5) / 15
         count = 0 if index in (0, 14) else 10 + index
         mean_y = min(1.0, max(0.0, mean_p + shift))
-        bins.append({"count": count, "mean_p": round(mean_p, 4), "mean_y": round(mean_y, 4)})
+        bins.append(
+            {
+                "lower": index / 15,
+                "upper": (index + 1) / 15,
+                "count": count,
+                "mean_p": round(mean_p, 4) if count else None,
+                "mean_y": round(mean_y, 4) if count else None,
+            }
+        )
     return bins
 
 
@@ -59,7 +67,8 @@ def make_run(
     if with_bins:
         details["t4"] = {
             "reliability": {
-                code: {"before": reliability_bins(-0.15), "after": reliability_bins(-0.02)} for code in languages
+                code: {"before": reliability_bins(-0.15), "after": reliability_bins(-0.02), "calibrator": "temp"}
+                for code in languages
             }
         }
     run = Run.objects.create(

@@ -44,7 +44,7 @@ def test_it_draws_reliability_before_and_after_calibration(client):
     assert diagonal["name"] == "perfect calibration"
     expected = [b for b in reliability_bins(-0.15) if b["count"]]
     assert before["x"] == [b["mean_p"] for b in expected] and before["y"] == [b["mean_y"] for b in expected]
-    assert after["name"] == "after calibration"
+    assert after["name"] == "after calibration (temperature scaling)"
     table = tables(page)["t4-table"]
     assert table[0][1:] == ["AUROC", "AUPRC", "Accuracy", "ECE", "ECE calibrated"]
     binned_row = next(row for row in table if row[0].startswith("Binned"))
