@@ -23,8 +23,13 @@
     var layout = figure.layout || {};
     // Narrow screens get a smaller margin and font so that the plot area stays readable on a phone.
     if (element.clientWidth && element.clientWidth < 500) {
-      layout.margin = Object.assign({}, layout.margin, { l: Math.min((layout.margin || {}).l || 60, 70), r: 10 });
+      layout.margin = Object.assign({}, layout.margin, { l: 40, r: 10 });
       layout.font = Object.assign({}, layout.font, { size: 10 });
+      layout.yaxis = Object.assign({}, layout.yaxis, { automargin: true });
+      layout.xaxis = Object.assign({}, layout.xaxis, { automargin: true });
+      if (layout.title && layout.title.text) {
+        layout.title = Object.assign({}, layout.title, { font: { size: 12 } });
+      }
     }
     Plotly.newPlot(element, figure.data, layout, { responsive: true, displaylogo: false })
       .then(function () { element.dataset.drawn = "true"; })
