@@ -486,6 +486,10 @@ def crosslingual_page(params: QueryDict) -> Page:
     chosen = chosen or (runs[0] if runs else None)
     diagonal_task = "t1" if task == "t2" else "t3"
     languages = selection.languages
+    if "eng" in selection.available and "eng" not in languages and not params.getlist("languages"):
+        # The matrix shows English (13 × 13) whenever this version has English pairs; the averages
+        # elsewhere leave the source language out unless it is chosen.
+        languages = ["eng", *languages]
     matrix = asym = None
     same_script = cross_script = same_family = cross_family = None
     script_groups: list = []

@@ -9,6 +9,7 @@ import pytest
 from django.urls import reverse
 
 from evaluation.models import Run, Score
+from tests.leaderboard.factories import make_dataset, make_run
 from tests.leaderboard.html import tables
 
 pytestmark = pytest.mark.django_db
@@ -66,3 +67,17 @@ def test_it_defaults_to_the_best_cross_lingual_model_and_keeps_filters(client, p
     assert heat["x"] == ["Hindi", "Marathi"]
     # The model chooser carries the filters along.
     assert '<input type="hidden" name="script" value="Deva">' in page
+
+
+def test_it_adds_english_when_the_version_has_english_pairs(client):
+    dataset = make_dataset()
+    run = make_run(dataset, "org/with-english", languages=("eng", "hin", "tam"), tasks=("t1", "t2"))
+    page = client.get(URL + f"?dataset={dataset.pk}&run={run.pk}").content.decode()
+    heat = figure(page, "figure-heatmap")["data"][0]
+    assert heat["x"] == ["English", "Hindi", "Tamil"] and len(heat["z"]) == 3
+    assert heat["z"][0][1] is not None and heat["z"][0][0] is not None  # English→Hindi and English T1
+    only_indian = figure(
+        client.get(URL + f"?dataset={dataset.pk}&run={run.pk}&languages=hin&languages=tam").content.decode(),
+        "figure-heatmap",
+    )
+    assert only_indian["data"][0]["x"] == ["Hindi", "Tamil"]
