@@ -119,8 +119,10 @@ def test_it_refuses_a_folder_without_results(tmp_path):
 def test_it_refuses_to_put_full_pool_results_on_a_smaller_version(published_dir):
     from tests.data import VALIDATION_DIR
 
-    # Imported without --name/--version, the 150-item validation sample becomes "nirdesha 1.0".
-    call_command("import_dataset", str(VALIDATION_DIR), stdout=StringIO(), stderr=StringIO())
+    # Imported as "nirdesha 1.0" by mistake, the 150-item validation sample must not take the results.
+    call_command(
+        "import_dataset", str(VALIDATION_DIR), "--name=nirdesha", "--version=1.0", stdout=StringIO(), stderr=StringIO()
+    )
     assert Dataset.objects.get(name="nirdesha", version="1.0").pool_size == 150
 
     with pytest.raises(CommandError, match=r"holds 150 items per language.*50,000-item pools"):
