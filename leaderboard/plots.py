@@ -138,8 +138,8 @@ def reliability_diagram(curves: Mapping[str, Sequence[Mapping]], *, title: str) 
     figure.update_layout(
         **BASE_LAYOUT,
         title={"text": title},
-        xaxis={"title": {"text": "mean predicted probability"}, "range": [0, 1]},
-        yaxis={"title": {"text": "observed frequency of compatible pairs"}, "range": [0, 1]},
+        xaxis={"title": {"text": "mean predicted probability"}, "range": [-0.03, 1.03]},
+        yaxis={"title": {"text": "observed frequency of compatible pairs"}, "range": [-0.03, 1.03]},
         legend={"orientation": "h", "y": -0.25},
     )
     return _as_dict(figure)

@@ -21,6 +21,8 @@
     if (!figure || !Array.isArray(figure.data)) { fail(element, "figure has no data array"); return; }
     if (typeof Plotly === "undefined") { fail(element, "plotly.js is not loaded"); return; }
     var layout = figure.layout || {};
+    // A figure that sets its own height (one row per model) gets a box of that height.
+    if (layout.height) { element.style.minHeight = layout.height + "px"; }
     // Narrow screens get a smaller margin and font so that the plot area stays readable on a phone.
     if (element.clientWidth && element.clientWidth < 500) {
       layout.margin = Object.assign({}, layout.margin, { l: 40, r: 10 });

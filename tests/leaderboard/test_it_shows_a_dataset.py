@@ -66,7 +66,9 @@ def test_it_shows_agreement_per_language_from_the_imported_judgements(client):
         assert row[1] == "150"
         assert row[2] == f"{float(expected['agreement_percentage']):.1f}"
         assert row[3].startswith(f"{float(expected['kappa_score']):.3f} [")
-        assert row[4] == f"{float(expected['krippendorff_alpha']):.3f}"
+        # The interval computed the published way reproduces the published bounds.
+        assert row[4] == f"[{float(expected['kappa_ci_lower']):.3f}, {float(expected['kappa_ci_upper']):.3f}]"
+        assert row[5] == f"{float(expected['krippendorff_alpha']):.3f}"
     # The AC1 definition differs from the published table's; the page says how.
     assert "first rater" in page
     assert "?format=csv&amp;table=agreement" in page
