@@ -65,7 +65,9 @@ def test_it_imports_the_shared_validation_csvs_as_six_aligned_languages():
     assert dataset.items.get(language_id="hin", item_id=1).instruction == hindi["indian_context_instruction"]
     assert dataset.content_hash and dataset.source == str(VALIDATION_DIR)
     assert dataset.license == "Apache-2.0"
-    assert dataset.provenance == "Synthesised in English, machine-translated, human-validated sample."
+    assert dataset.provenance == (
+        "Synthesised in English, machine-translated, validated by two native speakers per language."
+    )
     assert {f"{name}.csv" for name in VALIDATION_LANGUAGES} <= {p.name for p in VALIDATION_DIR.iterdir()}
 
 
