@@ -344,13 +344,14 @@ def load_tokenizer(folder: Path):
 def tokenizer_coverage(
     encode: Callable[[str], Sequence[int]], unknown_id: int | None, samples: Mapping[str, Sequence[str]]
 ) -> dict[str, dict[str, float | int]]:
-    """Tokens per word and unknown-token rate on a few sentences per language.
+    """Tokens per word and unknown-token rate on a few sentences per group (per script, as the worker calls it).
 
     Many tokens per word means the script is split into bytes or characters (slow, long sequences);
-    a high unknown rate means the vocabulary cannot represent the script at all.
+    a high unknown rate means the vocabulary cannot represent the script at all. The keys match
+    what the engine records from all texts at the end of a run, so pages read either.
     """
     coverage: dict[str, dict[str, float | int]] = {}
-    for language, sentences in samples.items():
+    for group, sentences in samples.items():
         words = tokens = unknown = 0
         for sentence in sentences:
             ids = list(encode(sentence))
@@ -360,11 +361,11 @@ def tokenizer_coverage(
                 unknown += sum(1 for token in ids if token == unknown_id)
         if not words:
             continue
-        coverage[language] = {
-            "sentences": len(sentences),
+        coverage[group] = {
+            "texts": len(sentences),
             "words": words,
             "tokens": tokens,
             "tokens_per_word": round(tokens / words, 3),
-            "unknown_rate": round(unknown / tokens, 4) if tokens else 0.0,
+            "unk_rate": round(unknown / tokens, 4) if tokens else 0.0,
         }
     return coverage

@@ -67,8 +67,8 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
         "status": RunStatusSerializer(run).data,
         "score_summary": summary if run.status == Run.Status.DONE else [],
         "coverage": [
-            {"language": code, **figures, "unknown_percent": 100 * figures.get("unknown_rate", 0)}
-            for code, figures in sorted(run.details.get("tokenizer_coverage", {}).items())
+            {**figures, "script": script, "unknown_percent": 100 * figures.get("unk_rate", 0)}
+            for script, figures in sorted(run.details.get("tokenizer_coverage", {}).items())
         ],
         "attempt_history": run.attempt_history,
         "can_cancel": run.can_be_cancelled_by(request.user),

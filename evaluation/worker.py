@@ -58,7 +58,9 @@ LOST = "lost"
 TRANSIENT_ERRORS = (HubUnreachableError, OperationalError, InterfaceError, ConnectionError, TimeoutError)
 TRANSIENT_ERRORS += (httpx2.TransportError,)
 # Keys of run.details that the worker owns; the engine may rewrite the rest.
-LIFECYCLE_KEYS = ("submission", "preflight", "tokenizer_coverage", "attempts", "batch_size", "artefacts")
+# The engine's tokenizer coverage (from all texts) replaces the pre-flight sample's, which stays
+# under details["preflight"].
+LIFECYCLE_KEYS = ("submission", "preflight", "attempts", "batch_size", "preflight_tries")
 MAX_LOG_LINES = 5000
 
 
@@ -255,19 +257,25 @@ def _check_run_model(run: Run, report: ProgressReporter) -> tuple[dict, dict]:
         enforce_size(check, max_bytes=settings.SUBMISSION_MAX_MODEL_BYTES)
     report(Run.Status.PREFLIGHT, 0.8, "measuring tokenizer coverage")
     tokenizer = load_tokenizer(folder)
-    samples = run.dataset.sample_texts(languages=run.languages or None)
+    # A few sentences per script: the first items of each language, grouped by the language's script.
+    scripts = dict(run.dataset.languages().values_list("code", "script"))
+    samples: dict[str, list[str]] = {}
+    languages: dict[str, list[str]] = {}
+    for code, texts in run.dataset.sample_texts(languages=run.languages or None).items():
+        samples.setdefault(scripts[code], []).extend(texts)
+        languages.setdefault(scripts[code], []).append(code)
     coverage = tokenizer_coverage(
         lambda text: tokenizer(text, add_special_tokens=False)["input_ids"], tokenizer.unk_token_id, samples
     )
-    scripts = dict(run.dataset.languages().values_list("code", "script"))
-    for code, figures in coverage.items():
-        figures["script"] = scripts.get(code, "")
+    for script, figures in coverage.items():
+        figures.update(languages=languages[script], source="pre-flight (first items of each language)")
     if check.parameter_count:
         model.fill_blanks(parameter_count=check.parameter_count)
     summary = {
         "passed": True,
         "checked_at": timezone.now().isoformat(),
         "tokenizer": type(tokenizer).__name__,
+        "tokenizer_coverage": coverage,
         **check.summary(),
     }
     return summary, coverage
