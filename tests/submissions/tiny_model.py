@@ -41,14 +41,13 @@ def build_tiny_model(folder: Path, *, seed: int = 0, hidden_size: int = 32) -> P
     """Save a one-layer BERT with a WordPiece tokenizer and mean pooling as a sentence-transformers folder."""
     import torch
     from sentence_transformers import SentenceTransformer
-    from transformers import BertConfig, BertModel, BertTokenizerFast
+    from transformers import BertConfig, BertModel, BertTokenizer
 
     folder = Path(folder)
     source = folder.parent / f".{folder.name}-source"
     source.mkdir(parents=True, exist_ok=True)
-    vocab = SPECIAL_TOKENS + WORDS + LETTERS + [f"##{letter}" for letter in LETTERS]
-    (source / "vocab.txt").write_text("\n".join(dict.fromkeys(vocab)) + "\n", encoding="utf-8")
-    tokenizer = BertTokenizerFast(vocab_file=str(source / "vocab.txt"), do_lower_case=True)
+    tokens = list(dict.fromkeys(SPECIAL_TOKENS + WORDS + LETTERS + [f"##{letter}" for letter in LETTERS]))
+    tokenizer = BertTokenizer(vocab={token: number for number, token in enumerate(tokens)}, do_lower_case=True)
     tokenizer.save_pretrained(source)
     config = BertConfig(
         vocab_size=len(tokenizer),
