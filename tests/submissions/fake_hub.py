@@ -57,7 +57,8 @@ class FakeRepo:
             size = self.sizes.get(name, path.stat().st_size)
             sibling = {"rfilename": name, "size": size, "blobId": hashlib.sha1(path.read_bytes()).hexdigest()}
             if name.endswith(".safetensors"):
-                sibling["lfs"] = {"size": size, "sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "pointerSize": 134}
+                sha256 = hashlib.sha256(path.read_bytes()).hexdigest()
+                sibling["lfs"] = {"size": size, "sha256": sha256, "pointerSize": 134}
             siblings.append(sibling)
         return {
             "_id": commit[:24],
@@ -149,7 +150,7 @@ class FakeHub:
                 self._json({**repo.info(commit), "id": repo_id})
 
             def _resolve(self, parts: list[str]) -> None:
-                repo_id, repo = self._find_repo(parts)
+                _, repo = self._find_repo(parts)
                 if repo is None:
                     return self._error(401, "RepoNotFound", "Repository not found")
                 commit = repo.resolve(parts[3])

@@ -70,7 +70,7 @@ def test_it_refuses_custom_sentence_transformers_modules(tiny_model):
     modules = json.loads((tiny_model / "modules.json").read_text())
     modules[1]["type"] = "my_package.MyPooling"
     (tiny_model / "modules.json").write_text(json.dumps(modules))
-    with pytest.raises(ModelRejected, match="my_package.MyPooling"):
+    with pytest.raises(ModelRejected, match=r"my_package\.MyPooling"):
         inspect_local_folder(str(tiny_model))
 
 
@@ -93,7 +93,7 @@ def test_it_reports_damaged_weights_without_loading_them(tiny_model):
 def test_it_reports_a_missing_folder(tmp_path):
     with pytest.raises(ModelNotFoundError, match="no model folder"):
         inspect_local_folder(str(tmp_path / "nowhere"))
-    with pytest.raises(ModelLoadError, match="no config.json"):
+    with pytest.raises(ModelLoadError, match=r"no config\.json"):
         inspect_local_folder(str(tmp_path))
 
 

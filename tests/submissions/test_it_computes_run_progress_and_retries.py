@@ -40,7 +40,8 @@ def test_it_backs_off_exponentially_up_to_a_cap():
 
 def test_it_recognises_running_out_of_memory():
     assert is_out_of_memory(torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB"))
-    assert is_out_of_memory(RuntimeError("[enforce fail at alloc_cpu.cpp:117] DefaultCPUAllocator: can't allocate memory"))
+    cpu_message = "[enforce fail at alloc_cpu.cpp:117] DefaultCPUAllocator: can't allocate memory"
+    assert is_out_of_memory(RuntimeError(cpu_message))
     assert is_out_of_memory(MemoryError())
     assert not is_out_of_memory(RuntimeError("mat1 and mat2 shapes cannot be multiplied"))
     assert not is_out_of_memory(ValueError("out of memory"))
