@@ -229,8 +229,10 @@ class RunQuerySet(models.QuerySet):
         """Take a queued run for its pre-flight checks; None when another worker has it or it is over."""
         now = timezone.now()
         claimed = (
+            # details["preflight"] is written only when the checks pass (and removed on re-queue).
+            # has_key, unlike a comparison on a missing key, is never NULL, so exclude() is exact.
             self.filter(pk=pk, status=Run.Status.QUEUED)
-            .exclude(details__preflight__passed=True)
+            .exclude(details__has_key="preflight")
             .update(
                 status=Run.Status.PREFLIGHT,
                 worker=token,

@@ -110,7 +110,7 @@ class FakeHub:
                 if self.command != "HEAD":
                     self.wfile.write(body)
 
-            def _json(self, payload: dict) -> None:
+            def _json(self, payload: dict | list) -> None:
                 body = json.dumps(payload).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
@@ -143,11 +143,25 @@ class FakeHub:
                     return self._error(401, "RepoNotFound", "Repository not found")
                 if repo.gated:
                     return self._error(401, "GatedRepo", "Access to this model is restricted")
+                if len(parts) >= 4 and parts[2] == "tree":
+                    return self._tree(repo, parts[3])
                 revision = parts[3] if len(parts) >= 4 and parts[2] == "revision" else None
                 commit = repo.resolve(revision)
                 if commit is None:
                     return self._error(404, "RevisionNotFound", f"Invalid rev id: {revision}")
                 self._json({**repo.info(commit), "id": repo_id})
+
+            def _tree(self, repo: FakeRepo, revision: str) -> None:
+                if repo.resolve(revision) is None:
+                    return self._error(404, "RevisionNotFound", f"Invalid rev id: {revision}")
+                entries = []
+                for name, path in repo.files().items():
+                    data = path.read_bytes()
+                    entry = {"type": "file", "path": name, "size": len(data), "oid": hashlib.sha1(data).hexdigest()}
+                    if name.endswith(".safetensors"):
+                        entry["lfs"] = {"oid": hashlib.sha256(data).hexdigest(), "size": len(data), "pointerSize": 134}
+                    entries.append(entry)
+                self._json(entries)
 
             def _resolve(self, parts: list[str]) -> None:
                 _, repo = self._find_repo(parts)
