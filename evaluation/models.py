@@ -378,6 +378,16 @@ class Run(models.Model):
     def attempt_history(self) -> list[dict]:
         return list((self.details or {}).get("attempts", []))
 
+    def stamped(self, stage: str, when: datetime | None = None) -> dict:
+        """stage_timestamps with `stage` added: the first time the run reached each stage.
+
+        A retry passes through stages again; keeping the first entry keeps the stages in time
+        order, and the attempt history in details says when each attempt started.
+        """
+        stamps = dict(self.stage_timestamps or {})
+        stamps.setdefault(stage, (when or timezone.now()).isoformat())
+        return stamps
+
     def can_be_cancelled_by(self, user) -> bool:
         return self.is_active and user.is_authenticated and (user.is_staff or self.submitted_by_id == user.pk)
 
@@ -395,7 +405,7 @@ class Run(models.Model):
             now = timezone.now()
             run.status = self.Status.CANCELLED
             run.finished_at = now
-            run.stage_timestamps = {**run.stage_timestamps, self.Status.CANCELLED: now.isoformat()}
+            run.stage_timestamps = run.stamped(self.Status.CANCELLED, now)
             run.message = "Cancelled by request."
             run.save(update_fields=["status", "finished_at", "stage_timestamps", "message"])
         self.refresh_from_db()
@@ -457,7 +467,7 @@ class Run(models.Model):
             worker="",
             message=message,
             stage_detail=fields.pop("stage_detail", "waiting to retry"),
-            stage_timestamps={**self.stage_timestamps, self.Status.QUEUED: now.isoformat()},
+            stage_timestamps=self.stamped(self.Status.QUEUED, now),
             **fields,
         )
 
@@ -469,7 +479,7 @@ class Run(models.Model):
             progress=100.0,
             stage_detail="",
             finished_at=now,
-            stage_timestamps={**self.stage_timestamps, self.Status.DONE: now.isoformat()},
+            stage_timestamps=self.stamped(self.Status.DONE, now),
             **fields,
         )
 
@@ -481,7 +491,7 @@ class Run(models.Model):
             failure_category=category,
             message=message,
             finished_at=now,
-            stage_timestamps={**self.stage_timestamps, self.Status.FAILED: now.isoformat()},
+            stage_timestamps=self.stamped(self.Status.FAILED, now),
             **fields,
         )
 

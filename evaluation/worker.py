@@ -110,7 +110,7 @@ class ProgressReporter:
         self._stage = stage
         fields = {"status": stage, "progress": overall_percent(stage, fraction), "stage_detail": detail}
         if stage_changed:
-            fields["stage_timestamps"] = {**run.stage_timestamps, stage: timezone.now().isoformat()}
+            fields["stage_timestamps"] = run.stamped(stage)
             self.log(f"{Run.Status(stage).label}{': ' + detail if detail else ''}")
             self._logged_detail = detail
             self.throttle.mark()
@@ -145,6 +145,10 @@ class LogCapture(logging.Handler):
         self.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
 
     def emit(self, record: logging.LogRecord) -> None:
+        # Celery's own records (task bookkeeping, progress bars redirected from stderr) are noise
+        # to a submitter; the worker's log keeps them.
+        if record.name.startswith("celery"):
+            return
         try:
             self.reporter.log(self.format(record))
         except Exception:  # A log line must never break the run it describes.
@@ -411,11 +415,11 @@ def sweep_stalled_runs(*, older_than: float | None = None) -> list[int]:
                 run.failure_category = Run.FailureCategory.OURS
                 run.message = f"The worker evaluating this run was lost {run.attempts} times; giving up."
                 run.finished_at = now
-                run.stage_timestamps = {**run.stage_timestamps, Run.Status.FAILED: now.isoformat()}
+                run.stage_timestamps = run.stamped(Run.Status.FAILED, now)
             else:
                 run.status = Run.Status.QUEUED
                 run.stage_detail = "re-queued after its worker stopped responding"
-                run.stage_timestamps = {**run.stage_timestamps, Run.Status.QUEUED: now.isoformat()}
+                run.stage_timestamps = run.stamped(Run.Status.QUEUED, now)
                 requeued.append(run.pk)
             silent_since = f"{run.heartbeat_at:%H:%M:%S}" if run.heartbeat_at else "the start"
             what_next = run.message or run.stage_detail

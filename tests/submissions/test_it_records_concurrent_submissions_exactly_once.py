@@ -15,7 +15,7 @@ from tests.submissions.data import drain_queue
 
 # Threads need committed rows (a transactional test); serialized_rollback keeps the languages that
 # a migration seeds, which the flush after each transactional test would otherwise remove.
-pytestmark = [pytest.mark.django_db(transaction=True, serialized_rollback=True), pytest.mark.worker]
+pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 PEOPLE = 4
 QUOTA = 4
 
