@@ -45,10 +45,10 @@ def tiny_model(model_copy) -> Path:
 
 @pytest.fixture
 def dataset(db):
-    """A small slice of the real validation sample: English, Hindi, Urdu and Tamil."""
-    from tests.submissions.data import load_small_dataset
+    """The demo sample (English, Bengali, Hindi, Marathi, Tamil, Urdu), imported by `load_demo`."""
+    from tests.submissions.data import demo_dataset
 
-    return load_small_dataset()
+    return demo_dataset()
 
 
 @pytest.fixture

@@ -1,43 +1,32 @@
-"""Datasets and queue inspection for the submission tests."""
+"""Datasets (imported by the project's own importer) and queue inspection for the submission tests."""
 
 from __future__ import annotations
 
-import csv
-import json
-from pathlib import Path
+from django.core.management import call_command
 
-from django.utils import timezone
-
-from evaluation.models import Dataset, Item
-
-SHARED_VALIDATION = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "nirdesha-validation"
+from evaluation.models import Dataset
+from tests.data import VALIDATION_DIR, require_shared_data
 
 
-def load_small_dataset(*, items: int = 12, languages: tuple[str, ...] = ("Hindi", "Urdu", "Tamil")) -> Dataset:
-    """The first items of the real validation sample (English + a few languages), for quick runs."""
-    codes = {"Hindi": "hin", "Urdu": "urd", "Tamil": "tam", "Bengali": "ben", "Marathi": "mar"}
-    dataset = Dataset.objects.create(name="nirdesha-validation", version=f"first-{items}", created_at=timezone.now())
-    rows: list[Item] = []
-    for number, language in enumerate(languages):
-        with open(SHARED_VALIDATION / f"{language}.csv", encoding="utf-8") as handle:
-            for row in list(csv.DictReader(handle))[:items]:
-                translated = json.loads(row["indian_context"])
-                rows.append(_item(dataset, int(row["id"]), codes[language], translated))
-                if number == 0:
-                    rows.append(_item(dataset, int(row["id"]), "eng", json.loads(row["ENG_indian_context"])))
-    Item.objects.bulk_create(rows)
-    return dataset
+def demo_dataset() -> Dataset:
+    """The demo sample shipped with the site (36 items in English and five languages), via `load_demo`."""
+    call_command("load_demo", stdout=_Null())
+    return Dataset.objects.get(is_demo=True)
 
 
-def _item(dataset: Dataset, item_id: int, language: str, record: dict) -> Item:
-    return Item(
-        dataset=dataset,
-        item_id=item_id,
-        language_id=language,
-        persona=record["indian_context_persona"],
-        instruction=record["indian_context_instruction"],
-        description=record.get("description", "")[:200],
-    )
+def validation_dataset() -> Dataset:
+    """The real 150-item validation sample (English and five languages), via `import_dataset`."""
+    require_shared_data(VALIDATION_DIR)
+    call_command("import_dataset", str(VALIDATION_DIR), "--version", "validation", stdout=_Null(), stderr=_Null())
+    return Dataset.objects.get(version="validation")
+
+
+class _Null:
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
 
 
 def drain_queue(queue: str) -> list[tuple[str, list]]:

@@ -40,14 +40,16 @@ def test_it_measures_tokenizer_coverage_per_script(dataset, tiny_model):
     run_preflight(run.pk)
     run.refresh_from_db()
     coverage = run.details["tokenizer_coverage"]
-    assert set(coverage) == {"Latn", "Deva", "Arab", "Taml"}
-    assert coverage["Deva"]["languages"] == ["hin"] and coverage["Arab"]["languages"] == ["urd"]
-    # The tiny vocabulary holds English words, Latin and Devanagari letters, and nothing of Urdu or Tamil.
+    assert set(coverage) == {"Latn", "Deva", "Beng", "Arab", "Taml"}
+    assert coverage["Deva"]["languages"] == ["hin", "mar"] and coverage["Arab"]["languages"] == ["urd"]
+    # The tiny vocabulary holds English words, Latin and Devanagari letters, and nothing of the others.
     assert coverage["Arab"]["unk_rate"] == coverage["Taml"]["unk_rate"] == 1.0
+    # Bengali ends sentences with the danda of the Devanagari block, the only Bengali text it knows.
+    assert 0.9 < coverage["Beng"]["unk_rate"] < 1.0
     assert coverage["Deva"]["unk_rate"] < 0.2 and coverage["Latn"]["unk_rate"] < 0.2
     # Words outside the small vocabulary are spelled out letter by letter.
     assert coverage["Deva"]["tokens_per_word"] > 1 and coverage["Latn"]["tokens_per_word"] > 1
-    assert coverage["Deva"]["texts"] == 6  # The first three items, persona and instruction.
+    assert coverage["Deva"]["texts"] == 12  # The first three items of two languages, persona and instruction.
     assert run.details["preflight"]["tokenizer_coverage"] == coverage
 
 
@@ -79,7 +81,7 @@ def test_it_checks_a_hub_model_from_configs_and_weight_headers(dataset, tiny_mod
         counted = sum(weights.get_tensor(name).size for name in weights.keys())  # noqa: SIM118
     assert run.details["preflight"]["parameter_count"] == counted
     assert run.model.parameter_count == counted
-    assert set(run.details["tokenizer_coverage"]) == {"Latn", "Deva", "Arab", "Taml"}
+    assert set(run.details["tokenizer_coverage"]) == {"Latn", "Deva", "Beng", "Arab", "Taml"}
     fetched = [request for request in fake_hub.requests if f"/resolve/{repo.commit}/" in request]
     assert any(request.endswith("/config.json") for request in fetched)
     assert any(request.endswith("/model.safetensors") for request in fetched)  # The header only (a range).

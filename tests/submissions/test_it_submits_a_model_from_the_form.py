@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from evaluation.models import EmbeddingModel, Run
 from tests.people import PASSWORD, make_admin, make_researcher
-from tests.submissions.data import drain_queue
+from tests.submissions.data import drain_queue, validation_dataset
 from tests.submissions.fake_hub import closed_port_url
 
 pytestmark = pytest.mark.django_db
@@ -57,14 +57,14 @@ def test_it_queues_a_staff_folder_and_sends_its_preflight_task(dataset, tiny_mod
     assert drain_queue("preflight") == [("evaluation.preflight_run", [run.pk])]
 
 
-def test_it_defaults_to_the_newest_full_dataset(dataset, tiny_model):
-    from tests.submissions.data import load_small_dataset
-
-    demo = load_small_dataset(items=3)
-    demo.is_demo = True
-    demo.save()
-    signed_in(make_admin()).post(URL, {"model": str(tiny_model)})
-    assert Run.objects.get().dataset == dataset
+def test_it_defaults_to_the_full_dataset_and_falls_back_to_the_demo(dataset, model_copy):
+    client = signed_in(make_admin())
+    client.post(URL, {"model": str(model_copy("first"))})
+    assert Run.objects.get().dataset == dataset and dataset.is_demo
+    full = validation_dataset()
+    assert f'<option value="{full.pk}" selected>' in client.get(URL).content.decode()
+    client.post(URL, {"model": str(model_copy("second"))})
+    assert Run.objects.latest("created_at").dataset == full
 
 
 @pytest.mark.parametrize(
