@@ -258,7 +258,6 @@ class RunQuerySet(models.QuerySet):
             worker=token,
             heartbeat_at=now,
             attempts=F("attempts") + 1,
-            stage_detail="",
             message="",
             started_at=Coalesce(F("started_at"), Value(now, output_field=models.DateTimeField())),
         )

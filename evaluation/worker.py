@@ -170,10 +170,15 @@ def _save_log(run: Run, name: str, lines: list[str]) -> str:
     return default_storage.save(path, ContentFile("\n".join(lines).encode("utf-8")))
 
 
-def _close_open_attempts(attempts: list[dict], outcome: str) -> list[dict]:
-    """Mark attempts that never reported an end (their worker died) with `outcome`."""
+def _close_open_attempts(run: Run, outcome: str) -> list[dict]:
+    """The run's attempts, those that never reported an end (their worker died) marked with `outcome`.
+
+    Such an attempt also keeps how far it had got by its last heartbeat; what it encoded stays in
+    the embedding cache, and the next attempt's texts_from_cache counts it.
+    """
     now = timezone.now().isoformat()
-    return [a if a.get("outcome") else {**a, "outcome": outcome, "ended_at": now} for a in attempts]
+    last = {"ended_at": now, "last_progress": run.progress, "last_detail": run.stage_detail}
+    return [a if a.get("outcome") else {**a, "outcome": outcome, **last} for a in run.attempt_history]
 
 
 # Pre-flight ------------------------------------------------------------------------------------
@@ -306,7 +311,7 @@ def run_evaluation(run_id: int, *, worker: str = "") -> str:
         "started_at": timezone.now().isoformat(),
         "batch_size": batch_size,
     }
-    attempts = [*_close_open_attempts(run.attempt_history, LOST), attempt]
+    attempts = [*_close_open_attempts(run, LOST), attempt]
     reporter = ProgressReporter(run, token)
     reporter.log(f"Evaluation attempt {run.attempts} started on {token} (batch size {batch_size})")
     started = run.write_as(token, details={**run.details, "attempts": attempts}, log_tail=reporter.tail.text())
@@ -407,7 +412,7 @@ def sweep_stalled_runs(*, older_than: float | None = None) -> list[int]:
                 continue
             now = timezone.now()
             tail = LogTail(run.log_tail)
-            attempts = _close_open_attempts(run.attempt_history, LOST)
+            attempts = _close_open_attempts(run, LOST)
             run.details = {**run.details, "attempts": attempts}
             run.worker = ""
             if run.status in Run.EVALUATION_STATUSES and run.attempts >= settings.RUN_MAX_ATTEMPTS:

@@ -59,6 +59,7 @@ def test_it_finishes_a_run_after_its_worker_is_killed(minilm_copy):
     assert done.attempts == 2
     lost, finished = done.details["attempts"]
     assert lost["outcome"] == "lost" and finished["outcome"] == "done"
+    assert lost["last_progress"] >= 29 and lost["last_detail"].startswith("language")
     assert lost["worker"] != finished["worker"]
     total = done.manifest["texts_total"]
     # The second attempt took from the cache exactly what the first one had encoded, and encoded

@@ -38,6 +38,8 @@ def test_it_requeues_a_silent_evaluation_and_sends_it_again(
         heartbeat_at=silent_for(120),
         worker="w1",
         attempts=1,
+        progress=40.0,
+        stage_detail="language 3 of 6 (hin): 20 of 300 texts",
         details={"preflight": {"passed": True}, "attempts": [{"number": 1, "worker": "w1"}]},
     )
     with django_capture_on_commit_callbacks(execute=True):
@@ -45,7 +47,9 @@ def test_it_requeues_a_silent_evaluation_and_sends_it_again(
     silent.refresh_from_db()
     assert silent.status == Run.Status.QUEUED and silent.worker == ""
     assert silent.stage_detail == "re-queued after its worker stopped responding"
-    assert silent.details["attempts"][0]["outcome"] == "lost"
+    lost = silent.details["attempts"][0]
+    assert lost["outcome"] == "lost" and lost["worker"] == "w1" and lost["last_progress"] == 40.0
+    assert lost["last_detail"] == "language 3 of 6 (hin): 20 of 300 texts"
     assert "No heartbeat from the worker since" in silent.log_tail
     assert drain_queue("gpu") == [("evaluation.evaluate_run", [silent.pk])]
 
