@@ -55,8 +55,14 @@ CANCELLED = "cancelled"
 LOST = "lost"
 
 # Failures on our side that are worth another try: the Hub or the database was briefly away.
-TRANSIENT_ERRORS = (HubUnreachableError, OperationalError, InterfaceError, ConnectionError, TimeoutError)
-TRANSIENT_ERRORS += (httpx2.TransportError,)
+TRANSIENT_ERRORS = (
+    HubUnreachableError,
+    OperationalError,
+    InterfaceError,
+    ConnectionError,
+    TimeoutError,
+    httpx2.TransportError,
+)
 # Keys of run.details that the worker owns; the engine may rewrite the rest.
 # The engine's tokenizer coverage (from all texts) replaces the pre-flight sample's, which stays
 # under details["preflight"].
@@ -91,6 +97,9 @@ class ProgressReporter:
         self.tail = LogTail(run.log_tail)
         self.full_log: list[str] = []
         self.throttle = Throttle(interval)
+        # Progress details change with every batch; the log tail gets one of them every ten
+        # seconds, so that it keeps more than the last minute of a long encoding.
+        self.detail_throttle = Throttle(10 * interval)
         # The first report always counts as entering its stage, so it is timestamped and logged.
         self._stage: str | None = None
         self._logged_detail = ""
@@ -114,12 +123,13 @@ class ProgressReporter:
             self.log(f"{Run.Status(stage).label}{': ' + detail if detail else ''}")
             self._logged_detail = detail
             self.throttle.mark()
+            self.detail_throttle.mark()
         elif not self.throttle.ready():
             # Keep the in-memory row current for the engine; the database hears at the next write.
             for name, value in fields.items():
                 setattr(run, name, value)
             return
-        elif detail and detail != self._logged_detail:
+        elif detail and detail != self._logged_detail and self.detail_throttle.ready():
             self.log(f"{Run.Status(stage).label}: {detail}")
             self._logged_detail = detail
         self.write(**fields)

@@ -36,6 +36,7 @@ def claimed(dataset):
 def reporter_for(run: Run, clock: Clock, token: str = "worker-a") -> ProgressReporter:
     reporter = ProgressReporter(run, token)
     reporter.throttle = Throttle(1.0, clock=clock)
+    reporter.detail_throttle = Throttle(10.0, clock=clock)
     return reporter
 
 
@@ -53,9 +54,11 @@ def test_it_writes_at_most_once_a_second_and_at_every_stage_change(claimed):
     assert stored.progress == 10.0, "no write within a second of the last one"
     assert claimed.progress == overall(0.8), "the in-memory row is current for the engine"
     clock.now += 0.2
-    report("ENCODING", 0.9, "language 2 of 2 (urd): 36 of 40 texts")
+    report("ENCODING", 0.85, "language 2 of 2 (urd): 34 of 40 texts")
     stored = Run.objects.get(pk=claimed.pk)
-    assert stored.progress == overall(0.9) and stored.stage_detail == "language 2 of 2 (urd): 36 of 40 texts"
+    assert stored.progress == overall(0.85) and stored.stage_detail == "language 2 of 2 (urd): 34 of 40 texts"
+    clock.now += 9
+    report("ENCODING", 0.9, "language 2 of 2 (urd): 36 of 40 texts")
     report("SCORING", 0.5, "t2")
     stored = Run.objects.get(pk=claimed.pk)
     assert stored.status == "SCORING" and stored.progress == 92.5
@@ -65,6 +68,7 @@ def test_it_writes_at_most_once_a_second_and_at_every_stage_change(claimed):
     assert [line.split(" ", 1)[1] for line in lines] == [
         "Downloading: model files present",
         "Encoding: language 1 of 2 (hin): 0 of 40 texts",
+        # The detail written after one second is not logged; the one ten seconds on is.
         "Encoding: language 2 of 2 (urd): 36 of 40 texts",
         "Scoring: t2",
     ]
