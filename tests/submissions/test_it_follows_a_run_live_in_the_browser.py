@@ -17,21 +17,18 @@ pytestmark = [
 ]
 
 
-def sign_in(page, live_server, email: str) -> None:
-    # base.html names no icon, so Chromium asks for /favicon.ico and logs the 404 as a console
-    # error; answer it here until the site serves an icon (reported to the lead).
-    page.route("**/favicon.ico", lambda route: route.fulfill(status=204, body=""))
-    page.goto(f"{live_server.url}/accounts/login/")
+def sign_in_to_submit(page, live_server, email: str) -> None:
+    """Sign in through the log-in form, which then leads to the submit page."""
+    page.goto(f"{live_server.url}/accounts/login/?next=/evaluation/submit/")
     page.fill("input[name=login]", email)
     page.fill("input[name=password]", PASSWORD)
     page.click("form button[type=submit]")
-    page.wait_for_url(f"{live_server.url}/")
+    page.wait_for_url(f"{live_server.url}/evaluation/submit/")
 
 
 def test_it_follows_a_submitted_run_until_it_is_done(page, live_server, dataset, tiny_model):
     admin = make_admin()
-    sign_in(page, live_server, admin.email)
-    page.goto(f"{live_server.url}/evaluation/submit/")
+    sign_in_to_submit(page, live_server, admin.email)
     assert page.locator("#submissions-left").inner_text() == "5"
     page.fill("input[name=model]", str(tiny_model))
     page.fill("input[name=display_name]", "Tiny browser model")
@@ -77,8 +74,7 @@ def test_it_explains_that_the_hub_cannot_be_reached(page, live_server, settings,
     settings.HF_ENDPOINT = closed_port_url()
     monkeypatch.setattr("huggingface_hub.constants.HF_HUB_OFFLINE", False)
     researcher = make_researcher()
-    sign_in(page, live_server, researcher.email)
-    page.goto(f"{live_server.url}/evaluation/submit/")
+    sign_in_to_submit(page, live_server, researcher.email)
     page.fill("input[name=model]", "intfloat/multilingual-e5-small")
     page.click("form.submission-form button[type=submit]")
     alert = page.locator(".refusal")
