@@ -12,9 +12,8 @@ from tests.people import make_researcher
 from tests.submissions.concurrency import at_once
 from tests.submissions.runs import make_run
 
-# Threads need committed rows (a transactional test); serialized_rollback keeps the languages that
-# a migration seeds, which the flush after each transactional test would otherwise remove.
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+# Threads need committed rows: a transactional test, with the seeded languages put back.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("seeded_languages")]
 
 
 def stale_before():

@@ -15,9 +15,9 @@ from tests.workers import running_worker
 pytestmark = [
     pytest.mark.worker,
     pytest.mark.slow,
-    # The worker is another process: it sees only committed rows. serialized_rollback keeps the
-    # languages that a migration seeds.
-    pytest.mark.django_db(transaction=True, serialized_rollback=True),
+    # The worker is another process: it sees only committed rows.
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("seeded_languages"),
 ]
 
 

@@ -13,7 +13,8 @@ from tests.workers import running_worker
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.worker,
-    pytest.mark.django_db(transaction=True, serialized_rollback=True),
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("seeded_languages"),
 ]
 
 

@@ -13,9 +13,8 @@ from tests.people import make_user
 from tests.submissions.concurrency import at_once
 from tests.submissions.data import drain_queue
 
-# Threads need committed rows (a transactional test); serialized_rollback keeps the languages that
-# a migration seeds, which the flush after each transactional test would otherwise remove.
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+# Threads need committed rows: a transactional test, with the seeded languages put back.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("seeded_languages")]
 PEOPLE = 4
 QUOTA = 4
 
