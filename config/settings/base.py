@@ -84,7 +84,9 @@ DATABASES = {
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # A busy timeout lets the web process and the worker share the SQLite file without
     # "database is locked" errors during short write bursts.
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 30
+    # IMMEDIATE transactions take the write lock up front, so concurrent writers queue on the busy
+    # timeout instead of failing with "database is locked" when a read transaction upgrades.
+    DATABASES["default"].setdefault("OPTIONS", {}).update({"timeout": 30, "transaction_mode": "IMMEDIATE"})
     DATABASES["default"]["CONN_MAX_AGE"] = 0
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -19,7 +19,7 @@ from tests.annotation.helpers import make_annotator, make_campaign
 from tests.annotation.shared import load_validation_items
 from tests.browser import save_screenshot
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("seeded_languages")]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 LANGUAGES = {
     "Hindi": ("hin", "Noto Sans Devanagari", "ltr"),

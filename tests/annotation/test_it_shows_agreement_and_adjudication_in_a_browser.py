@@ -13,7 +13,7 @@ from tests.annotation.shared import VALIDATION_DIR, load_validation_items
 from tests.browser import save_screenshot
 from tests.people import make_admin
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("seeded_languages")]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture

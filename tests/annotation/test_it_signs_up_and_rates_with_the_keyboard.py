@@ -11,7 +11,7 @@ from tests.annotation.shared import load_validation_items
 from tests.browser import save_screenshot
 from tests.people import make_admin
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("seeded_languages")]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_it_signs_up_gets_approved_and_rates_three_items_with_the_keyboard(page, browser, live_server):

@@ -15,7 +15,9 @@ GOOD_ENV = {
 
 
 def run_manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
-    base = {k: v for k, v in os.environ.items() if k not in GOOD_ENV}
+    # The browser fixture sets DJANGO_ALLOW_ASYNC_UNSAFE for the test process; a deployment must not.
+    leaked = {*GOOD_ENV, "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    base = {k: v for k, v in os.environ.items() if k not in leaked}
     return subprocess.run(
         [sys.executable, "manage.py", *args], cwd=ROOT, env={**base, **env}, capture_output=True, text=True
     )
