@@ -13,7 +13,6 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
-from django.db.models import F
 from django.utils import timezone
 
 from evaluation.engine.errors import HubUnreachableError, ModelNotFoundError, SubmitterError
@@ -123,10 +122,11 @@ def _duplicate_refusal(run: Run) -> SubmissionRefused:
 def _lock_submitter(user) -> None:
     """Serialise one person's concurrent submissions, so that the quota count cannot be raced.
 
-    An UPDATE of the user's row takes a row lock on PostgreSQL and the write lock on SQLite; a
-    second submission by the same person waits here until the first one commits.
+    The user's row is locked until the transaction ends (SQLite's IMMEDIATE transactions serialise
+    all writers anyway); a second submission by the same person waits here for the first to commit,
+    then counts it.
     """
-    get_user_model().objects.filter(pk=user.pk).update(last_login=F("last_login"))
+    get_user_model().objects.select_for_update().only("pk").get(pk=user.pk)
 
 
 def submit(user, submission: Submission) -> Run:

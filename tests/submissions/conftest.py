@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import shutil
 import uuid
 from pathlib import Path
@@ -18,19 +17,6 @@ def _offline_hub(monkeypatch):
     """Every test starts with the Hub switched off, as in CI, so that nothing can reach the internet."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setattr("huggingface_hub.constants.HF_HUB_OFFLINE", True)
-
-
-@pytest.fixture
-def seeded_languages(transactional_db):
-    """The 13 languages, seeded again by the project's own data migration, for transactional tests.
-
-    A transactional test empties every table when it ends, taking the migration's rows with it;
-    serialized_rollback does not reliably bring them back (not in tests that drive Playwright, see
-    tests/annotation/conftest.py, which does the same). This is the same data by the same code.
-    """
-    from django.apps import apps
-
-    importlib.import_module("evaluation.migrations.0002_seed_languages").seed_languages(apps, None)
 
 
 @pytest.fixture(scope="session")

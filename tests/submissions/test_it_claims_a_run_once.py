@@ -12,8 +12,8 @@ from tests.people import make_researcher
 from tests.submissions.concurrency import at_once
 from tests.submissions.runs import make_run
 
-# Threads need committed rows: a transactional test, with the seeded languages put back.
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("seeded_languages")]
+# Threads need committed rows: a transactional test.
+pytestmark = [pytest.mark.django_db(transaction=True)]
 
 
 def stale_before():

@@ -17,7 +17,6 @@ pytestmark = [
     pytest.mark.slow,
     # The worker is another process: it sees only committed rows.
     pytest.mark.django_db(transaction=True),
-    pytest.mark.usefixtures("seeded_languages"),
 ]
 
 

@@ -14,7 +14,6 @@ pytestmark = [
     pytest.mark.browser,
     pytest.mark.worker,
     pytest.mark.django_db(transaction=True),
-    pytest.mark.usefixtures("seeded_languages"),
 ]
 
 

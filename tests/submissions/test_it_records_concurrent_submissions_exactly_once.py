@@ -13,8 +13,8 @@ from tests.people import make_user
 from tests.submissions.concurrency import at_once
 from tests.submissions.data import drain_queue
 
-# Threads need committed rows: a transactional test, with the seeded languages put back.
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("seeded_languages")]
+# Threads need committed rows: a transactional test.
+pytestmark = [pytest.mark.django_db(transaction=True)]
 PEOPLE = 4
 QUOTA = 4
 

@@ -22,7 +22,6 @@ pytestmark = [
     pytest.mark.worker,
     pytest.mark.slow,
     pytest.mark.django_db(transaction=True),
-    pytest.mark.usefixtures("seeded_languages"),
 ]
 # One text per batch keeps the real MiniLM encoding the 150-item sample long enough to be caught midway.
 SLOW = {"EVALUATION_BATCH_SIZE": "1"}
