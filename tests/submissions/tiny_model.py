@@ -37,8 +37,9 @@ WORDS = [
 LETTERS = [chr(c) for c in range(ord("a"), ord("z") + 1)] + [chr(c) for c in range(0x0900, 0x097F)]
 
 
-def build_tiny_model(folder: Path, *, seed: int = 0, hidden_size: int = 32) -> Path:
-    """Save a one-layer BERT with a WordPiece tokenizer and mean pooling as a sentence-transformers folder."""
+def build_tiny_model(folder: Path, *, seed: int = 0, hidden_size: int = 32, layers: int = 1) -> Path:
+    """Save a small BERT (one layer unless asked) with a WordPiece tokenizer and mean pooling as a
+    sentence-transformers folder."""
     import torch
     from sentence_transformers import SentenceTransformer
     from transformers import BertConfig, BertModel, BertTokenizer
@@ -52,7 +53,7 @@ def build_tiny_model(folder: Path, *, seed: int = 0, hidden_size: int = 32) -> P
     config = BertConfig(
         vocab_size=len(tokenizer),
         hidden_size=hidden_size,
-        num_hidden_layers=1,
+        num_hidden_layers=layers,
         num_attention_heads=2,
         intermediate_size=hidden_size * 2,
         max_position_embeddings=128,
