@@ -31,14 +31,23 @@ HUB_REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 
 # Card values used when neither the options nor dataset_card.json give one, by dataset name.
 DEFAULT_CARDS: dict[str, dict[str, str]] = {
+    "nirdesha-validation": {
+        "license": "Apache-2.0",
+        "description": (
+            "The human-validation sample of Nirdesha: 150 parallel persona→instruction pairs per language, "
+            "each judged by two native-speaker experts."
+        ),
+        "provenance": "Synthesised in English, machine-translated, validated by two native speakers per language.",
+    },
     "nirdesha": {
         "license": "Apache-2.0",
         "description": (
             "Persona→instruction pairs with Indian context, parallel in English and twelve Indian languages."
         ),
         "provenance": "Synthesised in English, machine-translated, human-validated sample.",
-    }
+    },
 }
+VALIDATION_DEFAULT_NAME = "nirdesha-validation"
 CARD_TEXT_FIELDS = ("license", "description", "provenance", "translation_pipeline", "citation", "homepage")
 
 Writer = Literal["auto", "bulk_create", "copy"]
@@ -101,7 +110,10 @@ def import_dataset(
         raise ImportRefused("The COPY writer needs PostgreSQL.")
     folder = Path(folder)
     source = open_source(folder)
-    fields = _card_fields(source.card, name=name, version=version, options=card or {})
+    # The validation CSVs are a 150-item sample: it must never share a name and version with the full
+    # benchmark, whose published scores were computed on 50,000-item pools.
+    default_name = VALIDATION_DEFAULT_NAME if source.format == "validation-csv" else "nirdesha"
+    fields = _card_fields(source.card, name=name, version=version, options=card or {}, default_name=default_name)
     name, version = fields.pop("name"), fields.pop("version")
     fingerprint = source.fingerprint()
 
@@ -139,9 +151,14 @@ def load_demo() -> ImportResult:
 
 
 def _card_fields(
-    file_card: dict[str, str], *, name: str | None, version: str | None, options: dict[str, str | None]
+    file_card: dict[str, str],
+    *,
+    name: str | None,
+    version: str | None,
+    options: dict[str, str | None],
+    default_name: str = "nirdesha",
 ) -> dict[str, str]:
-    name = (name or file_card.get("name") or "nirdesha").strip()
+    name = (name or file_card.get("name") or default_name).strip()
     version = (version or file_card.get("version") or "1.0").strip()
     fields: dict[str, str] = {"name": name, "version": version}
     defaults = DEFAULT_CARDS.get(name, {"license": "Apache-2.0"})

@@ -27,3 +27,7 @@ class DatasetError(EngineError):
 
 class RunCancelled(EngineError):
     """Raised from a progress callback to stop a run that its submitter cancelled."""
+
+
+class DuplicateRunError(SubmitterError):
+    """Another live run already evaluates this model commit on this dataset with this engine version."""

@@ -52,4 +52,4 @@ def load_validation_items(languages: tuple[str, ...] = VALIDATION_LANGUAGES):
             for language in languages:
                 shutil.copy(VALIDATION_DIR / f"{language}.csv", source / f"{language}.csv")
         call_command("import_dataset", str(source), verbosity=0, stdout=StringIO(), stderr=StringIO())
-    return Dataset.objects.get(name="nirdesha")
+    return Dataset.objects.get(name="nirdesha-validation")

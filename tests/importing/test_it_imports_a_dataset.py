@@ -42,8 +42,8 @@ def earlier_import(tmp_path):
 def test_it_imports_the_shared_validation_csvs_as_six_aligned_languages():
     require_shared_data(VALIDATION_DIR)
     output = run(VALIDATION_DIR, "--version", "validation-150")
-    dataset = Dataset.objects.get(name="nirdesha", version="validation-150")
-    assert "Imported nirdesha validation-150: 900 items" in output
+    dataset = Dataset.objects.get(name="nirdesha-validation", version="validation-150")
+    assert "Imported nirdesha-validation validation-150: 900 items" in output
     assert dataset.item_counts_by_language() == {lang: 150 for lang in ("ben", "eng", "hin", "mar", "tam", "urd")}
     assert dataset.pool_size == 150
     ids_by_language = {
@@ -65,7 +65,9 @@ def test_it_imports_the_shared_validation_csvs_as_six_aligned_languages():
     assert dataset.items.get(language_id="hin", item_id=1).instruction == hindi["indian_context_instruction"]
     assert dataset.content_hash and dataset.source == str(VALIDATION_DIR)
     assert dataset.license == "Apache-2.0"
-    assert dataset.provenance == "Synthesised in English, machine-translated, human-validated sample."
+    assert dataset.provenance == (
+        "Synthesised in English, machine-translated, validated by two native speakers per language."
+    )
     assert {f"{name}.csv" for name in VALIDATION_LANGUAGES} <= {p.name for p in VALIDATION_DIR.iterdir()}
 
 
@@ -265,3 +267,9 @@ def test_it_explains_bad_arguments(tmp_path, args, message):
     with pytest.raises(CommandError, match=message):
         run(*[arg.format(demo=folder) for arg in args])
     assert database_state() == before
+
+
+def test_it_names_the_validation_sample_apart_from_the_full_benchmark():
+    require_shared_data(VALIDATION_DIR)
+    run(VALIDATION_DIR)
+    assert list(Dataset.objects.values_list("name", "version")) == [("nirdesha-validation", "1.0")]

@@ -1,0 +1,331 @@
+"""What the runner evaluates: a dense encoder with its embedding cache, or a lexical baseline.
+
+Both kinds answer the same three questions the tasks ask:
+  * `prepare(text_sets)`: make every text of the run available (dense: encode each unique
+    role-prefixed text exactly once, reading and writing the embedding cache chunk by chunk);
+  * `scorer(queries, documents)`: a BlockScorer over a pool (retrieval.py);
+  * `pair_features(...)`: features of persona/instruction pairs for the T4 classifier.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from evaluation.engine import lexical
+from evaluation.engine.cache import EmbeddingCache, text_key
+from evaluation.engine.encoders import (
+    ResolvedModel,
+    SentenceTransformerEncoder,
+    download_model,
+    resolve_model,
+)
+from evaluation.engine.retrieval import BlockScorer, DenseScorer
+
+ProgressCallback = Callable[[str, float, str], None]
+
+# Texts per cache chunk: each chunk is written (atomically) as soon as it is encoded, so this is
+# the most work a killed worker can lose.
+DEFAULT_CHUNK_SIZE = 256
+COVERAGE_SAMPLE = 20_000
+
+
+@dataclass(frozen=True)
+class TextSet:
+    """The texts of one field of one language, in item order, as encoded in one role."""
+
+    language: str
+    field: str  # "persona" | "instruction"
+    role: str  # "query" | "document" | "reverse_query"
+    texts: tuple[str, ...]
+
+    @property
+    def key(self) -> str:
+        return f"{self.language}/{self.field}/{self.role}"
+
+
+@dataclass
+class EncodeStats:
+    texts_total: int = 0
+    texts_encoded: int = 0
+    texts_from_cache: int = 0
+    seconds: float = 0.0
+    batch_size: int | None = None
+    batch_halvings: int = 0
+
+
+class Backend(ABC):
+    name: str
+    kind: str  # "dense" | "lexical"
+    revision: str
+    device: str = "cpu"
+
+    @abstractmethod
+    def describe(self) -> dict:
+        """What the manifest records about the model."""
+
+    @abstractmethod
+    def prepare(self, text_sets: list[TextSet], progress: ProgressCallback | None = None) -> EncodeStats:
+        """Make all texts of the run ready for scoring."""
+
+    @abstractmethod
+    def scorer(self, queries: TextSet, documents: TextSet | list[TextSet]) -> BlockScorer:
+        """Scores of `queries` against the pool `documents` (several sets are concatenated in order)."""
+
+    @abstractmethod
+    def pair_features(
+        self, personas: TextSet, instructions: TextSet, persona_rows: np.ndarray, instruction_rows: np.ndarray
+    ) -> np.ndarray:
+        """Features of the pairs (personas[persona_rows[i]], instructions[instruction_rows[i]])."""
+
+    def tokenizer_coverage(self, text_sets: list[TextSet]) -> dict | None:
+        return None
+
+
+class DenseBackend(Backend):
+    kind = "dense"
+
+    def __init__(
+        self,
+        encoder: SentenceTransformerEncoder,
+        cache: EmbeddingCache,
+        *,
+        resolved: ResolvedModel | None = None,
+        chunk_size: int = DEFAULT_CHUNK_SIZE,
+    ) -> None:
+        self.encoder = encoder
+        self.cache = cache
+        self.resolved = resolved
+        self.name = encoder.name
+        self.revision = encoder.revision
+        self.device = encoder.device
+        self.chunk_size = chunk_size
+        self._matrix = np.empty((0, 0), dtype=np.float32)
+        self._rows: dict[str, np.ndarray] = {}
+
+    def describe(self) -> dict:
+        from evaluation.engine.encoders import prompt_family
+
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "requested_revision": self.resolved.requested_revision if self.resolved else "",
+            "resolved_revision": self.revision,
+            "is_local": bool(self.resolved and self.resolved.is_local),
+            "prompt_family": prompt_family(self.name),
+            "prompts": dict(self.encoder.prompts),
+            "dimension": self.encoder.dimension,
+            "max_seq_length": getattr(self.encoder.model, "max_seq_length", None),
+            "dtype": self.encoder.precision,
+            "trust_remote_code": False,
+        }
+
+    def prepare(self, text_sets: list[TextSet], progress: ProgressCallback | None = None) -> EncodeStats:
+        started = time.perf_counter()
+        # Every unique role-prefixed text, in the order its language first appears.
+        row_of_key: dict[bytes, int] = {}
+        texts: list[str] = []
+        language_of_row: list[str] = []
+        for text_set in text_sets:
+            rows = np.empty(len(text_set.texts), dtype=np.int64)
+            for position, text in enumerate(self.encoder.prefixed(list(text_set.texts), text_set.role)):
+                key = text_key(text)
+                row = row_of_key.get(key)
+                if row is None:
+                    row = row_of_key[key] = len(texts)
+                    texts.append(text)
+                    language_of_row.append(text_set.language)
+                rows[position] = row
+            self._rows[text_set.key] = rows
+        keys = list(row_of_key)
+        total = len(keys)
+        self.cache.refresh()
+        cached = self.cache.contains(keys)
+        stats = EncodeStats(texts_total=total, texts_from_cache=int(cached.sum()))
+        vectors: np.ndarray | None = None
+        if cached.any():
+            cached_rows = np.flatnonzero(cached)
+            found = self.cache.get([keys[row] for row in cached_rows])
+            vectors = np.empty((total, found.shape[1]), dtype=np.float32)
+            vectors[cached_rows] = found
+        missing = np.flatnonzero(~cached)
+        missing_by_language: dict[str, list[int]] = {}
+        for row in missing.tolist():
+            missing_by_language.setdefault(language_of_row[row], []).append(row)
+        languages = list(missing_by_language)
+        if progress:
+            progress("ENCODING", 0.0, f"{stats.texts_from_cache} of {total} texts already cached")
+        done = 0
+        for number, language in enumerate(languages, start=1):
+            rows = missing_by_language[language]
+            # Similar lengths in a chunk keep padding (wasted compute) low.
+            rows.sort(key=lambda row: len(texts[row]))
+            for start in range(0, len(rows), self.chunk_size):
+                chunk = rows[start : start + self.chunk_size]
+                encoded = self.encoder.encode_prefixed([texts[row] for row in chunk])
+                self.cache.put([keys[row] for row in chunk], encoded)
+                if vectors is None:
+                    vectors = np.empty((total, encoded.shape[1]), dtype=np.float32)
+                vectors[chunk] = encoded
+                done += len(chunk)
+                stats.texts_encoded = done
+                if progress:
+                    detail = f"language {number} of {len(languages)} ({language}): {done} of {len(missing)} texts"
+                    progress("ENCODING", done / len(missing), detail)
+        self._matrix = vectors if vectors is not None else np.empty((0, 0), dtype=np.float32)
+        stats.seconds = time.perf_counter() - started
+        stats.batch_size = self.encoder.batch_size
+        stats.batch_halvings = self.encoder.halvings
+        return stats
+
+    def vectors(self, text_set: TextSet) -> np.ndarray:
+        return self._matrix[self._rows[text_set.key]]
+
+    def scorer(self, queries: TextSet, documents: TextSet | list[TextSet]) -> BlockScorer:
+        pool = [documents] if isinstance(documents, TextSet) else documents
+        doc_vectors = np.concatenate([self.vectors(text_set) for text_set in pool])
+        return DenseScorer(self.vectors(queries), doc_vectors, device=self.device)
+
+    def pair_features(
+        self, personas: TextSet, instructions: TextSet, persona_rows: np.ndarray, instruction_rows: np.ndarray
+    ) -> np.ndarray:
+        u = self.vectors(personas)[persona_rows]
+        v = self.vectors(instructions)[instruction_rows]
+        return np.hstack([np.abs(u - v), u * v])
+
+    def tokenizer_coverage(self, text_sets: list[TextSet]) -> dict | None:
+        from evaluation.languages import BY_CODE
+
+        by_script: dict[str, dict] = {}
+        texts_by_script: dict[str, list[str]] = {}
+        languages_by_script: dict[str, list[str]] = {}
+        for text_set in text_sets:
+            info = BY_CODE.get(text_set.language)
+            script = info.script if info else "unknown"
+            texts_by_script.setdefault(script, []).extend(text_set.texts)
+            if text_set.language not in languages_by_script.setdefault(script, []):
+                languages_by_script[script].append(text_set.language)
+        for script, texts in texts_by_script.items():
+            unique = list(dict.fromkeys(texts))
+            # A deterministic sample bounds the cost at full scale (1.3 M texts); the rates of 20,000
+            # texts are as precise as the leaderboard shows them.
+            sample = unique[:: max(1, len(unique) // COVERAGE_SAMPLE)][:COVERAGE_SAMPLE]
+            measured = self.encoder.tokenizer_coverage(sample)
+            if measured is None:
+                return None
+            source = (
+                "engine (all texts)"
+                if len(sample) == len(unique)
+                else f"engine (every {len(unique) // len(sample)}th text)"
+            )
+            by_script[script] = {"languages": languages_by_script[script], **measured, "source": source}
+        return by_script
+
+
+class LexicalBackend(Backend):
+    """BM25 or character n-gram TF-IDF. Nothing to encode; indexes are built per document pool.
+
+    For T4 a lexical model has no embedding, so its only pair feature is its own similarity score
+    of the pair (BM25 with the persona as query, or TF-IDF cosine) within the language's pool.
+    """
+
+    kind = "lexical"
+
+    def __init__(self, name: str) -> None:
+        if name not in lexical.LEXICAL_NAMES:
+            raise ValueError(f"unknown lexical baseline {name!r}")
+        self.name = name
+        parameters = lexical.BM25Index.parameters if name == lexical.BM25_NAME else lexical.TfidfIndex.parameters
+        import bm25s
+        import sklearn
+
+        library = f"bm25s=={bm25s.__version__}" if name == lexical.BM25_NAME else f"scikit-learn=={sklearn.__version__}"
+        self.parameters = {**parameters, "library": library}
+        description = repr(sorted(self.parameters.items())) + lexical.TOKEN.pattern
+        self.revision = "lexical-" + hashlib.sha256(description.encode("utf-8")).hexdigest()[:16]
+        self._indexes: dict[str, lexical.BM25Index | lexical.TfidfIndex] = {}
+
+    def describe(self) -> dict:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "requested_revision": "",
+            "resolved_revision": self.revision,
+            "is_local": False,
+            "prompt_family": "none",
+            "prompts": {},
+            "parameters": {
+                key: list(value) if isinstance(value, tuple) else value for key, value in self.parameters.items()
+            },
+        }
+
+    def prepare(self, text_sets: list[TextSet], progress: ProgressCallback | None = None) -> EncodeStats:
+        if progress:
+            progress("ENCODING", 1.0, "lexical baseline: nothing to encode")
+        return EncodeStats()
+
+    def _index(self, documents: TextSet | list[TextSet]) -> lexical.BM25Index | lexical.TfidfIndex:
+        sets = [documents] if isinstance(documents, TextSet) else documents
+        # One index per pool: T1 and every T2 pair into a language share its instruction index.
+        pool = "+".join(f"{text_set.language}/{text_set.field}" for text_set in sets)
+        if pool not in self._indexes:
+            texts = [text for text_set in sets for text in text_set.texts]
+            self._indexes[pool] = lexical.build_index(self.name, texts)
+        return self._indexes[pool]
+
+    def scorer(self, queries: TextSet, documents: TextSet | list[TextSet]) -> BlockScorer:
+        return self._index(documents).scorer(list(queries.texts), device=self.device)
+
+    def pair_features(
+        self, personas: TextSet, instructions: TextSet, persona_rows: np.ndarray, instruction_rows: np.ndarray
+    ) -> np.ndarray:
+        index = self._index(instructions)
+        queries = [personas.texts[row] for row in persona_rows]
+        return index.pair_scores(queries, np.asarray(instruction_rows))[:, None]
+
+
+@dataclass
+class LoadedModel:
+    backend: Backend
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def load_backend(
+    name: str,
+    *,
+    revision: str | None = None,
+    cache_root: Path | str,
+    device: str | None = None,
+    batch_size: int | None = None,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    progress: ProgressCallback | None = None,
+    resolved: ResolvedModel | None = None,
+) -> LoadedModel:
+    """Resolve, download and load a model by name (hub id, local folder, or a lexical baseline name)."""
+    timings: dict[str, float] = {}
+    if name in lexical.LEXICAL_NAMES:
+        if progress:
+            progress("DOWNLOADING", 1.0, "lexical baseline: nothing to download")
+        return LoadedModel(LexicalBackend(name), timings)
+    started = time.perf_counter()
+    resolved = resolved or resolve_model(name, revision)
+    resolved = download_model(resolved, progress)
+    timings["download"] = time.perf_counter() - started
+    started = time.perf_counter()
+    encoder = SentenceTransformerEncoder.load(resolved, device=device, batch_size=batch_size)
+    timings["load"] = time.perf_counter() - started
+    cache = EmbeddingCache(cache_root, name, resolved.commit, encoder.precision)
+    return LoadedModel(DenseBackend(encoder, cache, resolved=resolved, chunk_size=chunk_size), timings)
+
+
+def resolve_revision(name: str, revision: str | None = None) -> str:
+    """The exact revision a run of `name` would evaluate, without downloading or loading anything."""
+    if name in lexical.LEXICAL_NAMES:
+        return LexicalBackend(name).revision
+    return resolve_model(name, revision).commit

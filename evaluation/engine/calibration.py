@@ -1,0 +1,169 @@
+"""Expected calibration error, reliability bins and two post-hoc calibrators for binary classifiers.
+
+ECE here is the standard binned estimate over the predicted probability of the POSITIVE class:
+15 equal-width bins [0, 1/15), [1/15, 2/15), …, [14/15, 1] (the last bin closed), and
+
+    ECE = Σ_b (n_b / N) · |mean(y_b) − mean(p_b)|
+
+where y_b are the 0/1 labels and p_b the predicted probabilities of the samples in bin b. (The
+reference implementation compared mean probability with the accuracy of thresholded labels, which
+is not calibration error; that is deliberately not reproduced.)
+
+Calibrators are fitted on a development split and applied to the test split; nothing here ever
+sees test labels unless a caller passes them in, which classification.py never does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import minimize_scalar
+from scipy.special import expit
+
+N_BINS = 15
+
+
+def bin_index(probabilities: np.ndarray, n_bins: int = N_BINS) -> np.ndarray:
+    """Equal-width bin of each probability; 1.0 falls in the last bin."""
+    p = np.clip(np.asarray(probabilities, dtype=np.float64), 0.0, 1.0)
+    return np.minimum((p * n_bins).astype(np.int64), n_bins - 1)
+
+
+def expected_calibration_error(
+    probabilities: np.ndarray, labels: np.ndarray, weights: np.ndarray | None = None, n_bins: int = N_BINS
+) -> np.ndarray | float:
+    """ECE (see module docstring). With a weight matrix (resamples × N) returns one value per row."""
+    p = np.asarray(probabilities, dtype=np.float64)
+    y = np.asarray(labels, dtype=np.float64)
+    one_hot = np.zeros((len(p), n_bins))
+    one_hot[np.arange(len(p)), bin_index(p, n_bins)] = 1.0
+    w = np.ones((1, len(p))) if weights is None else np.atleast_2d(np.asarray(weights, dtype=np.float64))
+    # Per bin, Σ y and Σ p over its samples; their absolute difference over N is the bin's share of ECE.
+    sum_y = (w * y) @ one_hot
+    sum_p = (w * p) @ one_hot
+    ece = np.abs(sum_y - sum_p).sum(axis=1) / w.sum(axis=1)
+    return float(ece[0]) if weights is None else ece
+
+
+def reliability_bins(probabilities: np.ndarray, labels: np.ndarray, n_bins: int = N_BINS) -> list[dict]:
+    """Per bin: its bounds, sample count, mean predicted probability and mean label (None when empty)."""
+    p = np.asarray(probabilities, dtype=np.float64)
+    y = np.asarray(labels, dtype=np.float64)
+    bins = bin_index(p, n_bins)
+    result = []
+    for b in range(n_bins):
+        members = bins == b
+        count = int(members.sum())
+        result.append(
+            {
+                "lower": b / n_bins,
+                "upper": (b + 1) / n_bins,
+                "count": count,
+                "mean_p": float(p[members].mean()) if count else None,
+                "mean_y": float(y[members].mean()) if count else None,
+            }
+        )
+    return result
+
+
+def logit(probabilities: np.ndarray, eps: float = 1e-7) -> np.ndarray:
+    p = np.clip(np.asarray(probabilities, dtype=np.float64), eps, 1.0 - eps)
+    return np.log(p) - np.log1p(-p)
+
+
+@dataclass
+class HistogramBinning:
+    """Replace a probability by the positive rate of the development samples in its bin.
+
+    A bin without development samples keeps the uncalibrated probability (there is nothing to learn).
+    """
+
+    n_bins: int = N_BINS
+    values: np.ndarray | None = None
+
+    def fit(self, probabilities: np.ndarray, labels: np.ndarray) -> HistogramBinning:
+        p = np.asarray(probabilities, dtype=np.float64)
+        y = np.asarray(labels, dtype=np.float64)
+        bins = bin_index(p, self.n_bins)
+        counts = np.bincount(bins, minlength=self.n_bins)
+        positives = np.bincount(bins, weights=y, minlength=self.n_bins)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            self.values = np.where(counts > 0, positives / counts, np.nan)
+        return self
+
+    def predict(self, probabilities: np.ndarray) -> np.ndarray:
+        if self.values is None:
+            raise RuntimeError("HistogramBinning.predict before fit")
+        p = np.asarray(probabilities, dtype=np.float64)
+        mapped = self.values[bin_index(p, self.n_bins)]
+        return np.where(np.isnan(mapped), p, mapped)
+
+
+@dataclass
+class TemperatureScaling:
+    """p = sigmoid(z / T) with one temperature T fitted by minimising the log loss on dev logits."""
+
+    temperature: float = 1.0
+
+    def fit(self, logits: np.ndarray, labels: np.ndarray) -> TemperatureScaling:
+        z = np.asarray(logits, dtype=np.float64)
+        y = np.asarray(labels, dtype=np.float64)
+
+        def negative_log_likelihood(log_t: float) -> float:
+            scaled = z / np.exp(log_t)
+            # log(1 + e^s) − y·s, computed stably.
+            return float(np.mean(np.logaddexp(0.0, scaled) - y * scaled))
+
+        found = minimize_scalar(negative_log_likelihood, bounds=(-6.0, 6.0), method="bounded")
+        self.temperature = float(np.exp(found.x))
+        return self
+
+    def predict(self, logits: np.ndarray) -> np.ndarray:
+        return expit(np.asarray(logits, dtype=np.float64) / self.temperature)
+
+
+CALIBRATORS = ("hist", "temp")
+
+
+def fit_calibrator(name: str, probabilities: np.ndarray, logits: np.ndarray, labels: np.ndarray):
+    if name == "hist":
+        return HistogramBinning().fit(probabilities, labels)
+    if name == "temp":
+        return TemperatureScaling().fit(logits, labels)
+    raise ValueError(f"unknown calibrator {name!r}")
+
+
+def apply_calibrator(name: str, calibrator, probabilities: np.ndarray, logits: np.ndarray) -> np.ndarray:
+    return calibrator.predict(probabilities if name == "hist" else logits)
+
+
+def choose_calibrator(
+    probabilities: np.ndarray, logits: np.ndarray, labels: np.ndarray, *, folds: int = 5, seed: int = 0
+) -> tuple[str, dict[str, float]]:
+    """Pick the calibrator with the lower cross-validated ECE on the development split alone.
+
+    In-sample ECE would always favour histogram binning (it fits the bins it is scored on), so each
+    calibrator is fitted on k−1 folds of dev and scored on the held-out fold.
+    """
+    labels = np.asarray(labels)
+    rng = np.random.default_rng(seed)
+    fold_of = np.empty(len(labels), dtype=np.int64)
+    # Stratified folds: positives and negatives are dealt round-robin after a seeded shuffle.
+    for value in (0, 1):
+        members = rng.permutation(np.flatnonzero(labels == value))
+        fold_of[members] = np.arange(len(members)) % folds
+    scores: dict[str, float] = {}
+    for name in CALIBRATORS:
+        errors, sizes = [], []
+        for fold in range(folds):
+            held_out = fold_of == fold
+            if held_out.all() or not held_out.any():
+                continue
+            calibrator = fit_calibrator(name, probabilities[~held_out], logits[~held_out], labels[~held_out])
+            predicted = apply_calibrator(name, calibrator, probabilities[held_out], logits[held_out])
+            errors.append(expected_calibration_error(predicted, labels[held_out]))
+            sizes.append(int(held_out.sum()))
+        scores[name] = float(np.average(errors, weights=sizes)) if errors else float("nan")
+    best = min(CALIBRATORS, key=lambda name: (np.nan_to_num(scores[name], nan=np.inf), name))
+    return best, scores

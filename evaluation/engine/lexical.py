@@ -1,0 +1,108 @@
+"""Two offline lexical baselines: BM25 (bm25s) and character n-gram TF-IDF (scikit-learn).
+
+Both build a sparse document-term matrix for a pool of documents and score queries against it with
+a sparse product, exposed through retrieval.SparseScorer like the dense models' scores.
+
+Tokenisation for BM25: Python's `\\w` does not match the combining vowel signs and viramas of
+Indic scripts (it would cut हिन्दी into ह, न, द), so tokens are runs of word characters extended with
+the Indic blocks' combining marks, the Arabic harakat and the zero-width (non-)joiners, lower-cased.
+"""
+
+from __future__ import annotations
+
+import re
+
+import bm25s
+import numpy as np
+import scipy.sparse as sp
+from sklearn.feature_extraction.text import TfidfVectorizer
+
+from evaluation.engine.retrieval import SparseScorer
+
+TOKEN = re.compile(r"[\w\u0900-\u0963\u0966-\u0DFF\u064B-\u065F\u0670\u06D6-\u06ED\u200C\u200D]+")
+
+BM25_NAME = "bm25"
+TFIDF_NAME = "tfidf-char"
+LEXICAL_NAMES = (BM25_NAME, TFIDF_NAME)
+
+
+def tokenize(text: str) -> list[str]:
+    return TOKEN.findall(text.lower())
+
+
+class BM25Index:
+    """BM25 (Lucene variant, k1=1.5, b=0.75) over one pool of documents, built with bm25s."""
+
+    parameters = {"method": "lucene", "k1": 1.5, "b": 0.75}
+
+    def __init__(self, documents: list[str]) -> None:
+        self.retriever = bm25s.BM25(**self.parameters)
+        corpus_tokens = [tokenize(text) for text in documents]
+        self.retriever.index(corpus_tokens, show_progress=False)
+        scores = self.retriever.scores
+        # bm25s keeps the precomputed per-(document, term) BM25 contributions as a CSC matrix;
+        # a query's scores are the sum of its tokens' columns, i.e. a sparse product. Its vocabulary
+        # also holds an empty placeholder token without a column, which tokenize() never produces.
+        n_terms = len(scores["indptr"]) - 1
+        self.vocabulary: dict[str, int] = {
+            token: index for token, index in self.retriever.vocab_dict.items() if index < n_terms
+        }
+        self.doc_term = sp.csc_matrix(
+            (scores["data"], scores["indices"], scores["indptr"]), shape=(scores["num_docs"], n_terms)
+        )
+
+    def query_matrix(self, queries: list[str]) -> sp.csr_matrix:
+        """Token counts of each query over the index vocabulary (unknown tokens dropped)."""
+        rows, cols = [], []
+        for row, text in enumerate(queries):
+            for token in tokenize(text):
+                column = self.vocabulary.get(token)
+                if column is not None:
+                    rows.append(row)
+                    cols.append(column)
+        data = np.ones(len(rows), dtype=np.float32)
+        shape = (len(queries), self.doc_term.shape[1])
+        matrix = sp.csr_matrix((data, (rows, cols)), shape=shape, dtype=np.float32)
+        matrix.sum_duplicates()
+        return matrix
+
+    def scorer(self, queries: list[str], device: str = "cpu") -> SparseScorer:
+        return SparseScorer(self.query_matrix(queries), self.doc_term, device=device)
+
+    def pair_scores(self, queries: list[str], doc_indices: np.ndarray) -> np.ndarray:
+        """BM25 score of queries[i] against document doc_indices[i] of the pool."""
+        q = self.query_matrix(queries)
+        d = sp.csr_matrix(self.doc_term)[np.asarray(doc_indices)]
+        return np.asarray(q.multiply(d).sum(axis=1)).ravel()
+
+
+class TfidfIndex:
+    """Character 2–4-gram TF-IDF (within word boundaries, sublinear tf), cosine similarity.
+
+    The vocabulary and IDF are fitted on the pool's documents; queries are projected onto them.
+    """
+
+    parameters = {"analyzer": "char_wb", "ngram_range": (2, 4), "sublinear_tf": True, "lowercase": True}
+
+    def __init__(self, documents: list[str]) -> None:
+        self.vectorizer = TfidfVectorizer(**self.parameters, dtype=np.float32)
+        self.doc_term = self.vectorizer.fit_transform(documents)
+
+    def query_matrix(self, queries: list[str]) -> sp.csr_matrix:
+        return self.vectorizer.transform(queries)
+
+    def scorer(self, queries: list[str], device: str = "cpu") -> SparseScorer:
+        return SparseScorer(self.query_matrix(queries), self.doc_term, device=device)
+
+    def pair_scores(self, queries: list[str], doc_indices: np.ndarray) -> np.ndarray:
+        q = self.query_matrix(queries)
+        d = sp.csr_matrix(self.doc_term)[np.asarray(doc_indices)]
+        return np.asarray(q.multiply(d).sum(axis=1)).ravel()
+
+
+def build_index(name: str, documents: list[str]) -> BM25Index | TfidfIndex:
+    if name == BM25_NAME:
+        return BM25Index(documents)
+    if name == TFIDF_NAME:
+        return TfidfIndex(documents)
+    raise ValueError(f"unknown lexical baseline {name!r}")

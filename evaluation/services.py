@@ -1,0 +1,215 @@
+"""Django side of the evaluation engine: read items, run the engine, write the results in one transaction.
+
+What a finished execution leaves on the run (other apps read these):
+
+  Score rows      task t1|t3|t4|multi: source = language, target = None; t2|t3x: source → target.
+                  Metrics recall@1/5/10, mrr@10 (retrieval); auroc, auprc, accuracy, ece, ece_hist,
+                  ece_temp, ece_calibrated (t4, on the test split); max@r (a mean rank), max@r_norm,
+                  complete@10, english_preference (multi). Fractions in [0, 1] except max@r; every row
+                  has its 95% bootstrap CI.
+  run.manifest    dataset (name, version, content_hash, pool_size, languages), model (name, kind,
+                  requested/resolved revision, prompts, dtype), engine_version, code_version, seed,
+                  bootstrap, device, hardware, libraries, timings (download/load/encode/score seconds),
+                  texts_total / texts_encoded / texts_from_cache, ranking, t4 (splits, pair-set digests).
+  run.details     averages[task][metric] = {value, ci_low, ci_high, n}: mean over languages (or pairs),
+                      CI from the same resamples of the shared items;
+                  t4.reliability[lang] = {before: [15 bins], after: [15 bins], calibrator, dev_cv_ece,
+                      temperature, n_test_pairs}, each bin {lower, upper, count, mean_p, mean_y};
+                  t4.pair_sets[lang] = {digest, pairs per split};
+                  script_groups[t2|t3x] = {same_script|cross_script|script:<Code>: {pairs, metrics}};
+                  tokenizer_coverage[script] = {languages, texts, tokens_per_word, unk_rate, truncated_share};
+                  ranks = [{task, source, target, path}], .npz files in default storage holding
+                      query_item_ids, ranks, top10_item_ids (and gold_scores / top10_is_english);
+                  skipped_tasks = {task: reason}.
+Keys of run.details written by others (e.g. attempt history) are preserved.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from collections.abc import Callable
+
+import numpy as np
+from django.conf import settings
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+from django.db import IntegrityError, transaction
+
+from evaluation.engine import DEFAULT_SEED
+from evaluation.engine import ENGINE_VERSION as ENGINE_VERSION
+from evaluation.engine.backends import LexicalBackend, load_backend
+from evaluation.engine.encoders import ResolvedModel, resolve_model
+from evaluation.engine.errors import DuplicateRunError, ModelNotFoundError
+from evaluation.engine.lexical import LEXICAL_NAMES
+from evaluation.engine.runner import Corpus, Evaluation, build_corpus, evaluate, plan_tasks
+from evaluation.models import EmbeddingModel, Item, Run, Score
+
+logger = logging.getLogger(__name__)
+
+ProgressCallback = Callable[[str, float, str], None]
+
+
+BASELINE_MODELS = {
+    "bm25": {"display_name": "BM25 (lexical baseline)", "license": "n/a (bm25s, Lucene BM25)"},
+    "tfidf-char": {"display_name": "Char 2–4-gram TF-IDF (lexical baseline)", "license": "n/a (scikit-learn)"},
+}
+
+
+def ensure_baseline_models() -> list[EmbeddingModel]:
+    """The two offline lexical baselines as EmbeddingModel rows (created on first use)."""
+    return [
+        EmbeddingModel.objects.get_or_create(
+            name=name, defaults={"kind": EmbeddingModel.Kind.LEXICAL, "parameter_count": 0, **fields}
+        )[0]
+        for name, fields in BASELINE_MODELS.items()
+    ]
+
+
+def load_corpus(run: Run) -> Corpus:
+    """The run's items from the database, checked (DatasetError when they cannot be evaluated as asked)."""
+    dataset = run.dataset
+    rows: dict[str, list[tuple[int, str, str]]] = {}
+    items = Item.objects.filter(dataset=dataset)
+    if run.languages:
+        items = items.filter(language_id__in=[*run.languages, "eng"])
+    for code, item_id, persona, instruction in (
+        items.order_by().values_list("language_id", "item_id", "persona", "instruction").iterator(chunk_size=5000)
+    ):
+        rows.setdefault(code, []).append((item_id, persona, instruction))
+    return build_corpus(
+        rows,
+        requested_languages=list(run.languages or []),
+        name=dataset.name,
+        version=dataset.version,
+        content_hash=dataset.content_hash,
+    )
+
+
+def _save_artefact(run: Run) -> Callable[[str, dict[str, np.ndarray]], str]:
+    def save(name: str, arrays: dict[str, np.ndarray]) -> str:
+        path = f"runs/{run.pk}/{name}.npz"
+        # A retried run replaces its earlier files instead of piling up renamed copies.
+        if default_storage.exists(path):
+            default_storage.delete(path)
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, **arrays)
+        return default_storage.save(path, ContentFile(buffer.getvalue()))
+
+    return save
+
+
+def _claim_revision(run: Run, commit: str) -> None:
+    """Record the pinned revision on the run now; refuse a second live run of the same commit."""
+    duplicate = (
+        Run.objects.filter(model=run.model, dataset=run.dataset, engine_version=ENGINE_VERSION, resolved_commit=commit)
+        .exclude(pk=run.pk)
+        .exclude(status__in=[Run.Status.FAILED, Run.Status.CANCELLED])
+        .first()
+    )
+    if duplicate is not None:
+        raise DuplicateRunError(
+            f"{run.model.name} at {commit[:12]} is already evaluated on {run.dataset.slug} by run {duplicate.pk} "
+            f"({duplicate.get_status_display()}); see {duplicate.get_absolute_url()}."
+        )
+    try:
+        with transaction.atomic():
+            Run.objects.filter(pk=run.pk).update(resolved_commit=commit, engine_version=ENGINE_VERSION)
+    except IntegrityError as error:
+        raise DuplicateRunError(
+            f"{run.model.name} at {commit[:12]} is already being evaluated on {run.dataset.slug} by another run."
+        ) from error
+    run.resolved_commit, run.engine_version = commit, ENGINE_VERSION
+
+
+def _write_results(run: Run, result: Evaluation) -> None:
+    from leaderboard.cache import bump_generation
+
+    languages_needed = {row.source for row in result.scores} | {row.target for row in result.scores if row.target}
+    with transaction.atomic():
+        locked = Run.objects.select_for_update().get(pk=run.pk)
+        Score.objects.filter(run=locked).delete()
+        Score.objects.bulk_create(
+            [
+                Score(
+                    run=locked,
+                    task=row.task,
+                    source_id=row.source,
+                    target_id=row.target,
+                    metric=row.metric,
+                    value=row.value,
+                    ci_low=row.ci_low,
+                    ci_high=row.ci_high,
+                )
+                for row in result.scores
+            ],
+            batch_size=2000,
+        )
+        # Keys written by others (attempt history, pre-flight tokenizer checks) are kept; the engine's
+        # own keys are replaced by this execution's.
+        details = {**(locked.details or {}), **result.details}
+        Run.objects.filter(pk=run.pk).update(
+            manifest=result.manifest,
+            details=details,
+            resolved_commit=run.resolved_commit,
+            engine_version=ENGINE_VERSION,
+        )
+        transaction.on_commit(bump_generation)
+    run.manifest, run.details = result.manifest, details
+    logger.info("Run %s: wrote %d scores (%d languages)", run.pk, len(result.scores), len(languages_needed))
+
+
+def execute_run(
+    run: Run,
+    *,
+    progress: ProgressCallback | None = None,
+    device: str | None = None,
+    batch_size: int | None = None,
+) -> None:
+    """Evaluate run.model on run.dataset (run.tasks / run.languages; empty = all).
+
+    Writes Score rows, run.manifest and run.details (averages with CIs, T4 reliability bins, tokenizer
+    coverage, per-query rank artefact paths) in one transaction, sets resolved_commit/engine_version,
+    and bumps the leaderboard cache. Does NOT change run.status (the caller does).
+
+    progress(stage, fraction, detail) is called often with stage in DOWNLOADING / ENCODING / SCORING
+    and may raise RunCancelled to stop; embeddings already encoded stay cached, so a later execution
+    resumes. Raises SubmitterError subclasses (the model's fault), DatasetError, HubUnreachableError;
+    any other exception is our fault. On any error no score of this execution is written.
+    """
+    report = progress or (lambda stage, fraction, detail: None)
+    corpus = load_corpus(run)
+    plan_tasks(list(run.tasks or []), corpus)  # Refuse an impossible request before downloading anything.
+
+    name = run.model.name
+    resolved: ResolvedModel | None = None
+    if name in LEXICAL_NAMES:
+        commit = LexicalBackend(name).revision
+    elif run.model.kind == EmbeddingModel.Kind.LEXICAL:
+        raise ModelNotFoundError(f"No lexical baseline named {name!r}; the baselines are {', '.join(LEXICAL_NAMES)}.")
+    else:
+        resolved = resolve_model(name, run.revision or None)
+        commit = resolved.commit
+    _claim_revision(run, commit)
+
+    loaded = load_backend(
+        name,
+        revision=run.revision or None,
+        resolved=resolved,
+        cache_root=settings.EMBEDDING_CACHE_DIR,
+        device=device,
+        batch_size=batch_size,
+        progress=report,
+    )
+    result = evaluate(
+        corpus,
+        loaded.backend,
+        tasks=list(run.tasks or []),
+        seed=DEFAULT_SEED,
+        progress=report,
+        artefact_sink=_save_artefact(run),
+        timings=loaded.timings,
+    )
+    result.manifest["dataset"]["id"] = run.dataset_id
+    result.manifest["run_id"] = run.pk
+    _write_results(run, result)
