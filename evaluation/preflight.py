@@ -8,7 +8,6 @@ JSON and tokenizers are loaded with ``trust_remote_code=False``.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import struct
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -129,18 +128,6 @@ def local_files(folder: Path) -> dict[str, int]:
     return files
 
 
-def folder_fingerprint(folder: Path, files: Sequence[str] | None = None) -> str:
-    """SHA-256 over the folder's file names and contents: the 'revision' of a local model."""
-    digest = hashlib.sha256()
-    for name in sorted(files if files is not None else local_files(folder)):
-        digest.update(name.encode("utf-8") + b"\0")
-        with open(folder / name, "rb") as handle:
-            for chunk in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(chunk)
-        digest.update(b"\0")
-    return digest.hexdigest()
-
-
 def read_json(path: Path) -> dict | list | None:
     if not path.is_file():
         return None
@@ -210,8 +197,20 @@ def inspect_local_folder(name: str) -> ModelCheck:
     check = ModelCheck(name=name, is_local=True, commit="", files=files, config=config)
     enforce_loadable(check, modules=modules)
     check.parameter_count = sum(parameter_count(read_safetensors_header(folder / f)) for f in check.weight_files)
-    check.commit = folder_fingerprint(folder, list(files))
+    check.commit = local_revision(name)
     return check
+
+
+def local_revision(name: str) -> str:
+    """The revision of a local folder exactly as the engine pins it (a hash of its files).
+
+    The engine records its own pin on the run and refuses a second live run of it, so the
+    submission's duplicate check must use the very same value.
+    """
+    # The engine's encoders module imports torch; only staff submissions of local folders need it.
+    from evaluation.engine.encoders import resolve_model
+
+    return resolve_model(name).commit
 
 
 def enforce_loadable(check: ModelCheck, *, modules: Sequence | None = None) -> None:

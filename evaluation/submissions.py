@@ -62,8 +62,7 @@ def submissions_left(user) -> int:
 
 
 def current_engine_version() -> str:
-    # The engine module pulls in torch; import it only when a submission is actually made.
-    from evaluation.services import ENGINE_VERSION
+    from evaluation.engine import ENGINE_VERSION
 
     return ENGINE_VERSION
 
