@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.conf import settings
-from django.db import models
-from django.db.models import Count, Q
+from django.db import models, transaction
+from django.db.models import Count, Exists, F, OuterRef, Q, Value
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 
@@ -50,6 +53,14 @@ class DatasetQuerySet(models.QuerySet):
 
     def with_item_counts(self) -> DatasetQuerySet:
         return self.annotate(item_count=Count("items"))
+
+    def evaluable(self) -> DatasetQuerySet:
+        """Versions whose items are here, so that a model can be run on them."""
+        return self.filter(Exists(Item.objects.filter(dataset=OuterRef("pk"))))
+
+    def default_for_submissions(self) -> Dataset | None:
+        """The newest evaluable version that is not the demo sample, else the newest demo."""
+        return self.evaluable().order_by("is_demo", "-created_at", "-pk").first()
 
 
 class Dataset(models.Model):
@@ -109,6 +120,17 @@ class Dataset(models.Model):
         rows = self.items.values("language_id").annotate(n=Count("id")).order_by("language_id")
         return {row["language_id"]: row["n"] for row in rows}
 
+    def sample_texts(self, *, languages: list[str] | None = None, per_language: int = 3) -> dict[str, list[str]]:
+        """A few personas and instructions per language (the first items), e.g. to probe a tokenizer."""
+        first_ids = list(self.items.order_by("item_id").values_list("item_id", flat=True).distinct()[:per_language])
+        items = self.items.filter(item_id__in=first_ids).order_by("language_id", "item_id")
+        if languages:
+            items = items.filter(language_id__in=languages)
+        samples: dict[str, list[str]] = {}
+        for code, persona, instruction in items.values_list("language_id", "persona", "instruction"):
+            samples.setdefault(code, []).extend([persona, instruction])
+        return samples
+
     @property
     def pool_size(self) -> int:
         """Items per translated language: the retrieval pool size that every score depends on."""
@@ -164,6 +186,14 @@ class EmbeddingModel(models.Model):
     def label(self) -> str:
         return self.display_name or self.name.rsplit("/", 1)[-1]
 
+    def fill_blanks(self, **values) -> None:
+        """Complete the description from a later submission without overwriting what is there."""
+        missing = [name for name, value in values.items() if value not in (None, "") and not getattr(self, name)]
+        for name in missing:
+            setattr(self, name, values[name])
+        if missing:
+            self.save(update_fields=missing)
+
 
 class RunQuerySet(models.QuerySet):
     def on_benchmark(self, dataset: Dataset) -> RunQuerySet:
@@ -181,6 +211,88 @@ class RunQuerySet(models.QuerySet):
 
     def active(self) -> RunQuerySet:
         return self.filter(status__in=Run.ACTIVE_STATUSES)
+
+    def live(self) -> RunQuerySet:
+        """Runs that count as the one run of their model commit: everything not failed or cancelled."""
+        return self.exclude(status__in=[Run.Status.FAILED, Run.Status.CANCELLED])
+
+    def duplicate_of(self, model: EmbeddingModel, commit: str, dataset: Dataset, engine_version: str) -> Run | None:
+        """The live run that a new run of this exact model commit would duplicate, if there is one."""
+        if not commit:
+            return None
+        return (
+            self.live()
+            .filter(model=model, resolved_commit=commit, dataset=dataset, engine_version=engine_version)
+            .order_by("created_at")
+            .first()
+        )
+
+    def queued(self) -> RunQuerySet:
+        return self.filter(status=Run.Status.QUEUED).order_by("created_at", "pk")
+
+    def running(self) -> RunQuerySet:
+        return self.filter(status__in=Run.RUNNING_STATUSES)
+
+    def visible_to(self, user) -> RunQuerySet:
+        """Finished and published runs are public; the rest only to their submitter and to staff."""
+        if user.is_authenticated and user.is_staff:
+            return self
+        public = Q(origin=Run.Origin.PUBLISHED) | Q(status=Run.Status.DONE)
+        if user.is_authenticated:
+            return self.filter(public | Q(submitted_by=user))
+        return self.filter(public)
+
+    def manageable_by(self, user) -> RunQuerySet:
+        """The submissions a person may follow and act on: their own, or all of them for staff."""
+        if user.is_staff:
+            return self.exclude(origin=Run.Origin.PUBLISHED)
+        return self.filter(submitted_by=user)
+
+    def counting_towards_quota(self, user, since: datetime) -> RunQuerySet:
+        """Submissions that use up the daily quota: failures on our side are given back."""
+        return self.filter(submitted_by=user, created_at__gte=since).exclude(failure_category=Run.FailureCategory.OURS)
+
+    def stalled(self, before: datetime) -> RunQuerySet:
+        """Runs a worker holds but has not reported on since `before`: the worker is presumed lost."""
+        return self.running().filter(Q(heartbeat_at__lt=before) | Q(heartbeat_at__isnull=True))
+
+    def claim_for_preflight(self, pk: int, token: str) -> Run | None:
+        """Take a queued run for its pre-flight checks; None when another worker has it or it is over."""
+        now = timezone.now()
+        claimed = (
+            # details["preflight"] is written only when the checks pass (and removed on re-queue).
+            # has_key, unlike a comparison on a missing key, is never NULL, so exclude() is exact.
+            self.filter(pk=pk, status=Run.Status.QUEUED)
+            .exclude(details__has_key="preflight")
+            .update(
+                status=Run.Status.PREFLIGHT,
+                worker=token,
+                heartbeat_at=now,
+                progress=0.0,
+                stage_detail="checking the model",
+                started_at=Coalesce(F("started_at"), Value(now, output_field=models.DateTimeField())),
+            )
+        )
+        return self.get(pk=pk) if claimed else None
+
+    def claim_for_evaluation(self, pk: int, token: str, stale_before: datetime) -> Run | None:
+        """Take a checked run for evaluation, or one whose worker was lost mid-run (a redelivered task).
+
+        The conditional update is the lock: of two workers holding the same task, one updates the
+        row and the other sees zero rows changed, so they never evaluate the same run at once.
+        """
+        now = timezone.now()
+        waiting = Q(status=Run.Status.QUEUED, details__preflight__passed=True)
+        abandoned = Q(status__in=Run.EVALUATION_STATUSES, heartbeat_at__lt=stale_before)
+        claimed = self.filter(waiting | abandoned, pk=pk).update(
+            status=Run.Status.DOWNLOADING,
+            worker=token,
+            heartbeat_at=now,
+            attempts=F("attempts") + 1,
+            message="",
+            started_at=Coalesce(F("started_at"), Value(now, output_field=models.DateTimeField())),
+        )
+        return self.get(pk=pk) if claimed else None
 
 
 class Run(models.Model):
@@ -207,6 +319,9 @@ class Run(models.Model):
 
     ACTIVE_STATUSES = [Status.QUEUED, Status.PREFLIGHT, Status.DOWNLOADING, Status.ENCODING, Status.SCORING]
     TERMINAL_STATUSES = [Status.DONE, Status.FAILED, Status.CANCELLED]
+    # Statuses in which a worker holds the run and must keep its heartbeat fresh.
+    RUNNING_STATUSES = [Status.PREFLIGHT, Status.DOWNLOADING, Status.ENCODING, Status.SCORING]
+    EVALUATION_STATUSES = [Status.DOWNLOADING, Status.ENCODING, Status.SCORING]
 
     model = models.ForeignKey(EmbeddingModel, on_delete=models.PROTECT, related_name="runs")
     dataset = models.ForeignKey(Dataset, on_delete=models.PROTECT, related_name="runs")
@@ -270,6 +385,145 @@ class Run(models.Model):
     @property
     def is_published(self) -> bool:
         return self.origin == self.Origin.PUBLISHED
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.status in self.TERMINAL_STATUSES
+
+    @property
+    def preflight_passed(self) -> bool:
+        return bool((self.details or {}).get("preflight", {}).get("passed"))
+
+    @property
+    def queue_position(self) -> int | None:
+        """1 for the next run to start, counting queued runs in submission order; None unless queued."""
+        if self.status != self.Status.QUEUED:
+            return None
+        ahead = Run.objects.queued().filter(
+            Q(created_at__lt=self.created_at) | Q(created_at=self.created_at, pk__lt=self.pk)
+        )
+        return ahead.count() + 1
+
+    @property
+    def attempt_history(self) -> list[dict]:
+        return list((self.details or {}).get("attempts", []))
+
+    def stamped(self, stage: str, when: datetime | None = None) -> dict:
+        """stage_timestamps with `stage` added: the first time the run reached each stage.
+
+        A retry passes through stages again; keeping the first entry keeps the stages in time
+        order, and the attempt history in details says when each attempt started.
+        """
+        stamps = dict(self.stage_timestamps or {})
+        stamps.setdefault(stage, (when or timezone.now()).isoformat())
+        return stamps
+
+    def can_be_cancelled_by(self, user) -> bool:
+        return self.is_active and user.is_authenticated and (user.is_staff or self.submitted_by_id == user.pk)
+
+    def can_be_requeued_by(self, user) -> bool:
+        return user.is_authenticated and user.is_staff and self.status in (self.Status.FAILED, self.Status.CANCELLED)
+
+    # Transitions made by people. Each locks the row, so it never interleaves with a worker's write.
+
+    def cancel(self) -> bool:
+        """Stop the run; a worker notices at its next progress report. False when it is already over."""
+        with transaction.atomic():
+            run = Run.objects.select_for_update().get(pk=self.pk)
+            if not run.is_active:
+                return False
+            now = timezone.now()
+            run.status = self.Status.CANCELLED
+            run.finished_at = now
+            run.stage_timestamps = run.stamped(self.Status.CANCELLED, now)
+            run.message = "Cancelled by request."
+            run.save(update_fields=["status", "finished_at", "stage_timestamps", "message"])
+        self.refresh_from_db()
+        return True
+
+    def requeue(self) -> bool:
+        """Put a failed or cancelled run back in the queue from its pre-flight checks (staff).
+
+        Raises IntegrityError when another live run of the same model commit exists.
+        """
+        with transaction.atomic():
+            run = Run.objects.select_for_update().get(pk=self.pk)
+            if run.status not in (self.Status.FAILED, self.Status.CANCELLED):
+                return False
+            now = timezone.now()
+            details = dict(run.details)
+            details.pop("preflight", None)
+            run.status = self.Status.QUEUED
+            run.failure_category = self.FailureCategory.NONE
+            run.message = ""
+            run.progress = 0.0
+            run.stage_detail = "re-queued by staff"
+            run.worker = ""
+            run.finished_at = None
+            run.attempts = 0
+            run.details = details
+            run.stage_timestamps = {self.Status.QUEUED: now.isoformat()}
+            run.save()
+            run.enqueue()
+        self.refresh_from_db()
+        return True
+
+    def enqueue(self) -> None:
+        """Send the run's next task once the current transaction commits."""
+        # The tasks module imports this one; importing it here avoids a cycle at start-up.
+        from evaluation.tasks import evaluate_run, preflight_run
+
+        task = evaluate_run if self.preflight_passed else preflight_run
+        task.delay_on_commit(self.pk)
+
+    # Writes made by the worker that holds the run. Each is conditional on the worker's claim
+    # token, so a worker presumed lost (and replaced) can no longer change the row.
+
+    def write_as(self, token: str, **fields) -> bool:
+        """Update fields while this worker still holds a running run; False when it no longer does."""
+        fields.setdefault("heartbeat_at", timezone.now())
+        changed = Run.objects.filter(pk=self.pk, worker=token, status__in=self.RUNNING_STATUSES).update(**fields)
+        if changed:
+            for name, value in fields.items():
+                setattr(self, name, value)
+        return bool(changed)
+
+    def release_as(self, token: str, *, message: str, **fields) -> bool:
+        """Give the run back to the queue (for a retry) while keeping what it has done so far."""
+        now = timezone.now()
+        return self.write_as(
+            token,
+            status=self.Status.QUEUED,
+            worker="",
+            message=message,
+            stage_detail=fields.pop("stage_detail", "waiting to retry"),
+            stage_timestamps=self.stamped(self.Status.QUEUED, now),
+            **fields,
+        )
+
+    def finish_as(self, token: str, **fields) -> bool:
+        now = timezone.now()
+        return self.write_as(
+            token,
+            status=self.Status.DONE,
+            progress=100.0,
+            stage_detail="",
+            finished_at=now,
+            stage_timestamps=self.stamped(self.Status.DONE, now),
+            **fields,
+        )
+
+    def fail_as(self, token: str, category: str, message: str, **fields) -> bool:
+        now = timezone.now()
+        return self.write_as(
+            token,
+            status=self.Status.FAILED,
+            failure_category=category,
+            message=message,
+            finished_at=now,
+            stage_timestamps=self.stamped(self.Status.FAILED, now),
+            **fields,
+        )
 
 
 class Task(models.TextChoices):

@@ -165,7 +165,30 @@ CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 6 * 3600)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 6 * 3600 + 600)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
-CELERY_BEAT_SCHEDULE: dict = {}
+# Pre-flight checks are CPU work; evaluations go to the GPU queue, whose workers fall back to the
+# CPU where there is no GPU. The sweeper is housekeeping for the default queue.
+CELERY_TASK_ROUTES = {
+    "evaluation.preflight_run": {"queue": "preflight"},
+    "evaluation.evaluate_run": {"queue": "gpu"},
+    "evaluation.sweep_stalled_runs": {"queue": "default"},
+}
+# A run whose worker has not written a heartbeat for this long is presumed lost and re-queued.
+RUN_STALL_SECONDS = env_int("RUN_STALL_SECONDS", 900)
+RUN_SWEEP_INTERVAL_SECONDS = env_int("RUN_SWEEP_INTERVAL_SECONDS", 120)
+CELERY_BEAT_SCHEDULE: dict = {
+    "sweep-stalled-runs": {"task": "evaluation.sweep_stalled_runs", "schedule": RUN_SWEEP_INTERVAL_SECONDS},
+}
+# Evaluation attempts per run (the first try plus retries after our own failures), the back-off
+# between retries, and the batch size an evaluation starts with (halved after running out of memory).
+RUN_MAX_ATTEMPTS = env_int("RUN_MAX_ATTEMPTS", 4)
+RUN_RETRY_BACKOFF_SECONDS = env_int("RUN_RETRY_BACKOFF_SECONDS", 30)
+RUN_PREFLIGHT_TIME_LIMIT = env_int("RUN_PREFLIGHT_TIME_LIMIT", 900)
+EVALUATION_BATCH_SIZE = env_int("EVALUATION_BATCH_SIZE", 32)
+# "cuda", "cpu" or empty for the engine's choice (the GPU when there is one).
+EVALUATION_DEVICE = env_str("EVALUATION_DEVICE", "") or None
+# The Hub that submissions are checked against (a mirror or a local test server may stand in).
+HF_ENDPOINT = env_str("HF_ENDPOINT", "https://huggingface.co")
+HF_HUB_TIMEOUT_SECONDS = env_int("HF_HUB_TIMEOUT_SECONDS", 10)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -1,0 +1,100 @@
+"""Serializers of the submissions API; the run page's status endpoint reuses RunStatusSerializer."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from evaluation.models import Dataset, Run, Score
+from evaluation.preflight import InvalidModelReference, validate_reference
+from evaluation.submissions import Submission
+
+
+class ScoreSerializer(serializers.ModelSerializer):
+    source = serializers.CharField(source="source_id")
+    target = serializers.CharField(source="target_id", allow_null=True)
+
+    class Meta:
+        model = Score
+        fields = ["task", "source", "target", "metric", "value", "ci_low", "ci_high"]
+
+
+class RunStatusSerializer(serializers.ModelSerializer):
+    """What a person following a run needs: where it is, how far, and what it last said."""
+
+    model = serializers.CharField(source="model.name")
+    dataset = serializers.CharField(source="dataset.slug")
+    status_label = serializers.CharField(source="get_status_display")
+    failure_category_label = serializers.CharField(source="get_failure_category_display")
+    queue_position = serializers.IntegerField(allow_null=True)
+    is_terminal = serializers.BooleanField()
+    url = serializers.CharField(source="get_absolute_url")
+
+    class Meta:
+        model = Run
+        fields = [
+            "id",
+            "url",
+            "model",
+            "dataset",
+            "revision",
+            "resolved_commit",
+            "engine_version",
+            "status",
+            "status_label",
+            "stage_detail",
+            "progress",
+            "queue_position",
+            "is_terminal",
+            "failure_category",
+            "failure_category_label",
+            "message",
+            "log_tail",
+            "stage_timestamps",
+            "attempts",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
+
+
+class SubmissionDetailSerializer(RunStatusSerializer):
+    """A submission with what its checks measured and, once done, its scores."""
+
+    tokenizer_coverage = serializers.SerializerMethodField()
+    scores = serializers.SerializerMethodField()
+
+    class Meta(RunStatusSerializer.Meta):
+        fields = [*RunStatusSerializer.Meta.fields, "note", "manifest", "tokenizer_coverage", "scores"]
+
+    def get_tokenizer_coverage(self, run: Run) -> dict:
+        return run.details.get("tokenizer_coverage", {})
+
+    def get_scores(self, run: Run) -> list[dict]:
+        if run.status != Run.Status.DONE:
+            return []
+        return ScoreSerializer(Score.objects.for_run(run), many=True).data
+
+
+class SubmissionCreateSerializer(serializers.Serializer):
+    model = serializers.CharField(max_length=300, help_text="Hugging Face id (owner/name); staff: a folder path.")
+    revision = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    display_name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    license = serializers.CharField(max_length=100, required=False, allow_blank=True, default="")
+    parameter_count = serializers.IntegerField(min_value=1, required=False, allow_null=True, default=None)
+    note = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
+    dataset = serializers.PrimaryKeyRelatedField(
+        queryset=Dataset.objects.evaluable(),
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Dataset id; empty means the newest full dataset (the demo when there is none).",
+    )
+
+    def validate_model(self, value: str) -> str:
+        try:
+            return validate_reference(value)
+        except InvalidModelReference as exc:
+            raise serializers.ValidationError(str(exc)) from None
+
+    def to_submission(self) -> Submission:
+        return Submission(**self.validated_data)

@@ -1,0 +1,100 @@
+"""The submissions API: submit a model, follow its run, cancel it; staff can re-queue."""
+
+from __future__ import annotations
+
+from django.db import IntegrityError
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.permissions import IsAdminUser, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from evaluation.api.serializers import RunStatusSerializer, SubmissionCreateSerializer, SubmissionDetailSerializer
+from evaluation.models import Run
+from evaluation.submissions import SubmissionRefused, submit
+
+# How each refusal reads in HTTP: the same rules as the form, with a status a client can act on.
+REFUSAL_STATUS = {
+    "invalid": status.HTTP_400_BAD_REQUEST,
+    "not_found": status.HTTP_400_BAD_REQUEST,
+    "rejected": status.HTTP_400_BAD_REQUEST,
+    "no_dataset": status.HTTP_400_BAD_REQUEST,
+    "forbidden": status.HTTP_403_FORBIDDEN,
+    "duplicate": status.HTTP_409_CONFLICT,
+    "quota": status.HTTP_429_TOO_MANY_REQUESTS,
+    "hub_unreachable": status.HTTP_503_SERVICE_UNAVAILABLE,
+}
+
+
+def refusal_response(refusal: SubmissionRefused) -> Response:
+    body = {"detail": refusal.message, "code": refusal.code, "field": refusal.field}
+    if refusal.run is not None:
+        body["run"] = {"id": refusal.run.pk, "url": refusal.run.get_absolute_url(), "status": refusal.run.status}
+    return Response(body, status=REFUSAL_STATUS.get(refusal.code, status.HTTP_400_BAD_REQUEST))
+
+
+class SubmissionViewSet(
+    mixins.CreateModelMixin, mixins.RetrieveModelMixin, mixins.ListModelMixin, viewsets.GenericViewSet
+):
+    """Your submissions (all of them for staff). Another person's submission answers 404."""
+
+    permission_classes = [IsAuthenticated]
+    filterset_fields = ["status"]
+
+    def get_queryset(self):
+        # The schema generator calls this without a signed-in user; it only needs the model.
+        if getattr(self, "swagger_fake_view", False):
+            return Run.objects.none()
+        return Run.objects.manageable_by(self.request.user).select_related("model", "dataset")
+
+    def get_serializer_class(self):
+        if self.action == "create":
+            return SubmissionCreateSerializer
+        if self.action == "list":
+            return RunStatusSerializer
+        return SubmissionDetailSerializer
+
+    @extend_schema(
+        request=SubmissionCreateSerializer,
+        responses={
+            201: SubmissionDetailSerializer,
+            400: OpenApiResponse(description="Malformed or unknown model, revision, or model we cannot run."),
+            409: OpenApiResponse(description="A live run of this exact model commit exists (its id is given)."),
+            429: OpenApiResponse(description="Over the daily submission quota."),
+            503: OpenApiResponse(description="The Hugging Face Hub cannot be reached; try later."),
+        },
+    )
+    def create(self, request: Request, *args, **kwargs) -> Response:
+        serializer = SubmissionCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        try:
+            run = submit(request.user, serializer.to_submission())
+        except SubmissionRefused as refusal:
+            return refusal_response(refusal)
+        data = SubmissionDetailSerializer(run).data
+        return Response(data, status=status.HTTP_201_CREATED, headers={"Location": data["url"]})
+
+    @extend_schema(request=None, responses={200: RunStatusSerializer, 409: OpenApiResponse(description="Over.")})
+    @action(detail=True, methods=["post"])
+    def cancel(self, request: Request, pk: str | None = None) -> Response:
+        run = self.get_object()
+        if not run.cancel():
+            return Response({"detail": "This run is already over."}, status=status.HTTP_409_CONFLICT)
+        return Response(RunStatusSerializer(run).data)
+
+    @extend_schema(request=None, responses={200: RunStatusSerializer, 409: OpenApiResponse(description="Refused.")})
+    @action(detail=True, methods=["post"], permission_classes=[IsAdminUser])
+    def requeue(self, request: Request, pk: str | None = None) -> Response:
+        run = self.get_object()
+        try:
+            requeued = run.requeue()
+        except IntegrityError:
+            return Response(
+                {"detail": "Another live run of this model commit exists."}, status=status.HTTP_409_CONFLICT
+            )
+        if not requeued:
+            return Response(
+                {"detail": "Only failed or cancelled runs can be re-queued."}, status=status.HTTP_409_CONFLICT
+            )
+        return Response(RunStatusSerializer(run).data)

@@ -1,0 +1,68 @@
+"""The submission form: it validates and cleans; evaluation.submissions decides and records."""
+
+from __future__ import annotations
+
+from django import forms
+
+from evaluation.models import Dataset
+from evaluation.preflight import InvalidModelReference, is_local_reference, validate_reference
+from evaluation.submissions import Submission
+
+
+class DatasetChoiceField(forms.ModelChoiceField):
+    def label_from_instance(self, obj: Dataset) -> str:
+        return str(obj)
+
+
+class SubmissionForm(forms.Form):
+    model = forms.CharField(
+        label="Model",
+        max_length=300,
+        help_text="A Hugging Face model id, e.g. intfloat/multilingual-e5-small.",
+        widget=forms.TextInput(attrs={"placeholder": "owner/name", "autocomplete": "off", "spellcheck": "false"}),
+    )
+    revision = forms.CharField(
+        label="Revision",
+        max_length=200,
+        required=False,
+        help_text="Branch, tag or commit. Empty means the default branch; we pin the commit it points to.",
+    )
+    display_name = forms.CharField(label="Display name", max_length=200, required=False)
+    license = forms.CharField(label="Licence", max_length=100, required=False, help_text="Empty: read from the card.")
+    parameter_count = forms.IntegerField(
+        label="Parameters", required=False, min_value=1, help_text="Empty: counted from the weights."
+    )
+    note = forms.CharField(label="Note", required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 3}))
+    dataset = DatasetChoiceField(label="Dataset version", queryset=Dataset.objects.none(), required=False)
+
+    def __init__(self, *args, user, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.user = user
+        self.fields["dataset"].queryset = Dataset.objects.evaluable().order_by("is_demo", "-created_at")
+        default = Dataset.objects.default_for_submissions()
+        if default is not None:
+            self.fields["dataset"].initial = default.pk
+            self.fields["dataset"].empty_label = None
+        if user.is_staff:
+            self.fields["model"].help_text += " Staff may give an absolute path to a model folder on the workers' disk."
+
+    def clean_model(self) -> str:
+        try:
+            name = validate_reference(self.cleaned_data["model"])
+        except InvalidModelReference as exc:
+            raise forms.ValidationError(str(exc), code="invalid") from None
+        if is_local_reference(name) and not self.user.is_staff:
+            raise forms.ValidationError("Only staff may submit a model folder on the workers' disk.", code="forbidden")
+        return name
+
+    def to_submission(self) -> Submission:
+        data = self.cleaned_data
+        return Submission(
+            model=data["model"],
+            revision=data["revision"],
+            display_name=data["display_name"],
+            license=data["license"],
+            parameter_count=data["parameter_count"],
+            note=data["note"],
+            dataset=data["dataset"],
+        )

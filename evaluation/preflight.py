@@ -1,0 +1,370 @@
+"""Checks a submitted model before any weights are loaded: where it is, what it is, whether we may run it.
+
+The same checks serve the submit form (quick, from the Hub's metadata) and the pre-flight worker
+(thorough: configs and tokenizer files downloaded, safetensors headers read, tokenizer coverage
+measured). Nothing here imports Django or executes code shipped with a model: configs are read as
+JSON and tokenizers are loaded with ``trust_remote_code=False``.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from math import prod
+from pathlib import Path
+
+import httpx2
+from huggingface_hub import HfApi, snapshot_download
+from huggingface_hub.errors import (
+    DisabledRepoError,
+    GatedRepoError,
+    HfHubHTTPError,
+    HFValidationError,
+    OfflineModeIsEnabled,
+    RepositoryNotFoundError,
+    RevisionNotFoundError,
+)
+from huggingface_hub.utils import validate_repo_id
+
+from evaluation.engine.errors import HubUnreachableError, ModelLoadError, ModelNotFoundError, SubmitterError
+
+WEIGHTS_SUFFIX = ".safetensors"
+PICKLE_WEIGHTS = ("pytorch_model.bin", "model.ckpt", "tf_model.h5", "flax_model.msgpack")
+# Code files that transformers would import with trust_remote_code=True.
+CODE_PREFIXES = ("modeling_", "configuration_", "tokenization_", "processing_", "image_processing_", "feature_")
+# Small files the pre-flight worker downloads to read configs and load the tokenizer.
+SUPPORT_FILE_PATTERNS = [
+    "*.json",
+    "*/*.json",
+    "*.txt",
+    "*.model",
+    "*.tiktoken",
+    "merges.txt",
+]
+UNREACHABLE_MESSAGE = "Cannot reach the Hugging Face Hub right now; please try again later."
+
+
+class InvalidModelReference(SubmitterError):
+    """The model field is neither a well-formed Hub id nor an absolute folder path."""
+
+
+class ModelRejected(SubmitterError):
+    """The model exists but breaks a rule of this site: remote code, no safetensors, too large, gated."""
+
+
+@dataclass
+class ModelCheck:
+    """What the checks found out about one model at one exact revision."""
+
+    name: str
+    is_local: bool
+    commit: str
+    files: dict[str, int] = field(default_factory=dict)
+    config: dict = field(default_factory=dict)
+    parameter_count: int | None = None
+    license: str = ""
+
+    @property
+    def weight_files(self) -> list[str]:
+        return sorted(name for name in self.files if name.endswith(WEIGHTS_SUFFIX))
+
+    @property
+    def weight_bytes(self) -> int:
+        return sum(self.files[name] for name in self.weight_files)
+
+    def summary(self) -> dict:
+        """A JSON-safe record for run.details."""
+        return {
+            "commit": self.commit,
+            "weight_files": self.weight_files,
+            "weight_bytes": self.weight_bytes,
+            "parameter_count": self.parameter_count,
+            "license": self.license,
+        }
+
+
+def is_local_reference(name: str) -> bool:
+    return name.startswith("/")
+
+
+def validate_reference(name: str) -> str:
+    """Return the cleaned model reference, or raise InvalidModelReference with a readable reason."""
+    name = name.strip()
+    if not name:
+        raise InvalidModelReference("Give a Hugging Face model id such as 'intfloat/multilingual-e5-small'.")
+    if is_local_reference(name):
+        if ".." in Path(name).parts:
+            raise InvalidModelReference("A local model folder must be an absolute path without '..'.")
+        return name.rstrip("/") or "/"
+    if name.startswith(("http://", "https://")):
+        raise InvalidModelReference("Give the model id (owner/name), not a URL.")
+    try:
+        validate_repo_id(name)
+    except HFValidationError as exc:
+        raise InvalidModelReference(f"'{name}' is not a valid Hugging Face model id: {_first_line(exc)}") from None
+    if name.count("/") != 1:
+        raise InvalidModelReference(f"'{name}' is not a valid Hugging Face model id: use the form owner/name.")
+    return name
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+# Local folders -------------------------------------------------------------------------------
+
+
+def local_files(folder: Path) -> dict[str, int]:
+    """Relative path → size of every regular file in a model folder, hidden folders (.git, .cache) left out."""
+    files: dict[str, int] = {}
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder)
+        if any(part.startswith(".") for part in relative.parts) or not path.is_file():
+            continue
+        files[relative.as_posix()] = path.stat().st_size
+    return files
+
+
+def read_json(path: Path) -> dict | list | None:
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelLoadError(f"{path.name} is not valid JSON: {_first_line(exc)}") from None
+
+
+def read_safetensors_header(path: Path) -> dict:
+    """Parse a safetensors header without loading tensors; raise ModelLoadError when it is not one."""
+    size = path.stat().st_size
+    with open(path, "rb") as handle:
+        prefix = handle.read(8)
+        if len(prefix) < 8:
+            raise ModelLoadError(f"{path.name} is not a safetensors file (it is only {size} bytes).")
+        (header_size,) = struct.unpack("<Q", prefix)
+        if header_size > min(size - 8, 100 * 1024 * 1024):
+            raise ModelLoadError(f"{path.name} is not a valid safetensors file (its header length is impossible).")
+        raw = handle.read(header_size)
+    try:
+        header = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise ModelLoadError(f"{path.name} is not a valid safetensors file (its header is not JSON).") from None
+    if not isinstance(header, dict):
+        raise ModelLoadError(f"{path.name} is not a valid safetensors file (its header is not an object).")
+    data_size = size - 8 - header_size
+    for name, entry in header.items():
+        if name == "__metadata__":
+            continue
+        offsets = entry.get("data_offsets") if isinstance(entry, dict) else None
+        if not (isinstance(offsets, list) and len(offsets) == 2 and 0 <= offsets[0] <= offsets[1] <= data_size):
+            raise ModelLoadError(f"{path.name} is damaged: tensor {name!r} points outside the file.")
+    return header
+
+
+def parameter_count(header: Mapping) -> int:
+    return sum(prod(entry["shape"]) for name, entry in header.items() if name != "__metadata__")
+
+
+def remote_code_reason(config: Mapping | None, filenames: Sequence[str], modules: Sequence | None = None) -> str | None:
+    """Why loading this model would execute code it ships, or None when it would not."""
+    if config and config.get("auto_map"):
+        return "its config.json has an auto_map, so loading it would run code from the repository"
+    code_files = [
+        name
+        for name in filenames
+        if name.endswith(".py") and Path(name).name.startswith((*CODE_PREFIXES, "custom_", "modules_"))
+    ]
+    if code_files:
+        return f"it ships custom code ({', '.join(sorted(code_files)[:3])})"
+    for module in modules or []:
+        module_type = module.get("type", "") if isinstance(module, dict) else ""
+        if module_type and not module_type.startswith("sentence_transformers."):
+            return f"its modules.json uses the custom module {module_type!r}"
+    return None
+
+
+def inspect_local_folder(name: str) -> ModelCheck:
+    """Check a model folder on this machine's disk: configs, code, safetensors headers, fingerprint."""
+    folder = Path(name)
+    if not folder.is_dir():
+        raise ModelNotFoundError(f"There is no model folder at {name} on this machine.")
+    files = local_files(folder)
+    config = read_json(folder / "config.json") or {}
+    modules = read_json(folder / "modules.json")
+    check = ModelCheck(name=name, is_local=True, commit="", files=files, config=config)
+    enforce_loadable(check, modules=modules)
+    check.parameter_count = sum(parameter_count(read_safetensors_header(folder / f)) for f in check.weight_files)
+    check.commit = local_revision(name)
+    return check
+
+
+def local_revision(name: str) -> str:
+    """The revision of a local folder exactly as the engine pins it (a hash of its files).
+
+    The engine records its own pin on the run and refuses a second live run of it, so the
+    submission's duplicate check must use the very same value.
+    """
+    # The engine's encoders module imports torch; only staff submissions of local folders need it.
+    from evaluation.engine.encoders import resolve_model
+
+    return resolve_model(name).commit
+
+
+def enforce_loadable(check: ModelCheck, *, modules: Sequence | None = None) -> None:
+    """Refuse what we must not or cannot load: shipped code, no configuration, no safetensors weights."""
+    reason = remote_code_reason(check.config, list(check.files), modules)
+    if reason:
+        raise ModelRejected(f"This model needs remote code ({reason}); the leaderboard only runs models without it.")
+    if "config.json" not in check.files and "modules.json" not in check.files:
+        raise ModelLoadError("There is no config.json or modules.json, so this is not a transformers model.")
+    if not check.weight_files:
+        pickles = [name for name in check.files if Path(name).name in PICKLE_WEIGHTS]
+        hint = f" (found only {', '.join(sorted(pickles)[:2])}; convert them to safetensors)" if pickles else ""
+        raise ModelRejected(f"There are no safetensors weights{hint}; we only load .safetensors files.")
+
+
+def enforce_size(check: ModelCheck, *, max_bytes: int) -> None:
+    if check.weight_bytes > max_bytes:
+        raise ModelRejected(
+            f"The weights take {_gigabytes(check.weight_bytes)}, over this site's limit of {_gigabytes(max_bytes)}."
+        )
+
+
+def _gigabytes(size: int) -> str:
+    return f"{size / 1024**3:.2f} GiB" if size >= 1024**3 else f"{size / 1024**2:.1f} MiB"
+
+
+# The Hugging Face Hub -------------------------------------------------------------------------
+
+
+@contextmanager
+def hub_errors(repo_id: str, revision: str | None) -> Iterator[None]:
+    """Turn huggingface_hub's exceptions into ours, with messages a submitter can act on."""
+    try:
+        yield
+    except GatedRepoError:
+        raise ModelRejected(
+            f"{repo_id} is gated on the Hub; only openly downloadable models can be evaluated."
+        ) from None
+    except RevisionNotFoundError:
+        raise ModelNotFoundError(f"The revision '{revision}' does not exist in {repo_id}.") from None
+    except RepositoryNotFoundError:
+        raise ModelNotFoundError(f"There is no public model '{repo_id}' on the Hugging Face Hub.") from None
+    except DisabledRepoError:
+        raise ModelRejected(f"{repo_id} has been disabled on the Hub.") from None
+    except (OfflineModeIsEnabled, httpx2.TransportError) as exc:
+        raise HubUnreachableError(UNREACHABLE_MESSAGE) from exc
+    except HfHubHTTPError as exc:
+        status = exc.response.status_code if exc.response is not None else None
+        if status is None or status >= 500 or status == 429:
+            raise HubUnreachableError(UNREACHABLE_MESSAGE) from exc
+        raise ModelNotFoundError(f"The Hub refused to describe {repo_id}: {_first_line(exc)}") from None
+
+
+def inspect_hub_model(
+    repo_id: str, revision: str | None, *, endpoint: str | None = None, timeout: float = 10.0
+) -> ModelCheck:
+    """Resolve a Hub model's revision to a commit and check its files from the Hub's metadata alone."""
+    api = HfApi(endpoint=endpoint)
+    with hub_errors(repo_id, revision):
+        info = api.model_info(repo_id, revision=revision or None, files_metadata=True, timeout=timeout)
+    files = {
+        sibling.rfilename: int(sibling.size if sibling.size is not None else (sibling.lfs.size if sibling.lfs else 0))
+        for sibling in info.siblings or []
+    }
+    license_name = ""
+    if info.card_data is not None:
+        license_name = str(getattr(info.card_data, "license", "") or "")
+    check = ModelCheck(
+        name=repo_id,
+        is_local=False,
+        commit=info.sha or "",
+        files=files,
+        config=dict(info.config or {}),
+        parameter_count=int(info.safetensors.total) if info.safetensors else None,
+        license=license_name,
+    )
+    if not check.commit:
+        raise HubUnreachableError("The Hub did not say which commit this revision is; please try again later.")
+    enforce_loadable(check)
+    return check
+
+
+def fetch_support_files(
+    repo_id: str, commit: str, *, endpoint: str | None = None, cache_dir: Path | None = None
+) -> Path:
+    """Download a Hub model's small files (configs, tokenizer) at an exact commit; weights stay remote."""
+    with hub_errors(repo_id, commit):
+        folder = snapshot_download(
+            repo_id, revision=commit, allow_patterns=SUPPORT_FILE_PATTERNS, endpoint=endpoint, cache_dir=cache_dir
+        )
+    return Path(folder)
+
+
+def hub_parameter_count(repo_id: str, commit: str, *, endpoint: str | None = None) -> int:
+    """Count parameters from the safetensors headers on the Hub (ranged reads, no weights downloaded)."""
+    api = HfApi(endpoint=endpoint)
+    with hub_errors(repo_id, commit):
+        try:
+            metadata = api.get_safetensors_metadata(repo_id, revision=commit)
+        # huggingface_hub raises several exception types for a bad header; network errors go on up.
+        except Exception as exc:
+            if isinstance(exc, HfHubHTTPError | httpx2.TransportError | OfflineModeIsEnabled):
+                raise
+            raise ModelLoadError(f"The safetensors weights of {repo_id} cannot be read: {_first_line(exc)}") from None
+    return int(sum(metadata.parameter_count.values()))
+
+
+def check_support_files(folder: Path, check: ModelCheck) -> None:
+    """Re-check what the downloaded configs say (the Hub's summary of config.json may be partial)."""
+    config = read_json(folder / "config.json") or {}
+    modules = read_json(folder / "modules.json")
+    check.config = config or check.config
+    enforce_loadable(check, modules=modules)
+
+
+# Tokenizer coverage ---------------------------------------------------------------------------
+
+
+def load_tokenizer(folder: Path):
+    """Load the tokenizer saved in a model folder without running any code the folder ships."""
+    from transformers import AutoTokenizer
+
+    try:
+        return AutoTokenizer.from_pretrained(str(folder), trust_remote_code=False)
+    # transformers raises many exception types for a broken tokenizer; all mean the same to a submitter.
+    except Exception as exc:
+        raise ModelLoadError(f"The tokenizer does not load: {_first_line(exc)}") from None
+
+
+def tokenizer_coverage(
+    encode: Callable[[str], Sequence[int]], unknown_id: int | None, samples: Mapping[str, Sequence[str]]
+) -> dict[str, dict[str, float | int]]:
+    """Tokens per word and unknown-token rate on a few sentences per group (per script, as the worker calls it).
+
+    Many tokens per word means the script is split into bytes or characters (slow, long sequences);
+    a high unknown rate means the vocabulary cannot represent the script at all. The keys match
+    what the engine records from all texts at the end of a run, so pages read either.
+    """
+    coverage: dict[str, dict[str, float | int]] = {}
+    for group, sentences in samples.items():
+        words = tokens = unknown = 0
+        for sentence in sentences:
+            ids = list(encode(sentence))
+            words += len(sentence.split())
+            tokens += len(ids)
+            if unknown_id is not None:
+                unknown += sum(1 for token in ids if token == unknown_id)
+        if not words:
+            continue
+        coverage[group] = {
+            "texts": len(sentences),
+            "words": words,
+            "tokens": tokens,
+            "tokens_per_word": round(tokens / words, 3),
+            "unk_rate": round(unknown / tokens, 4) if tokens else 0.0,
+        }
+    return coverage

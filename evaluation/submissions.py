@@ -1,0 +1,182 @@
+"""Turning a submission into a queued run: the model checks, the limits, and the one transaction that records it.
+
+The submit page and the API both call `submit()`; it either returns a new QUEUED run (whose
+pre-flight task is sent when the transaction commits) or raises SubmissionRefused with a message
+for the person, and then nothing was written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from evaluation.engine.errors import HubUnreachableError, ModelNotFoundError, SubmitterError
+from evaluation.models import Dataset, EmbeddingModel, Run
+from evaluation.preflight import (
+    InvalidModelReference,
+    ModelCheck,
+    enforce_size,
+    inspect_hub_model,
+    inspect_local_folder,
+    is_local_reference,
+    validate_reference,
+)
+
+QUOTA_WINDOW = timedelta(days=1)
+
+
+class SubmissionRefused(Exception):
+    """A submission that was not recorded, with the reason in words and as a code for the API."""
+
+    def __init__(self, message: str, *, code: str, field: str | None = "model", run: Run | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.field = field
+        self.run = run
+
+
+@dataclass
+class Submission:
+    model: str
+    revision: str = ""
+    display_name: str = ""
+    license: str = ""
+    parameter_count: int | None = None
+    note: str = ""
+    dataset: Dataset | None = None
+
+
+def quota_window_start(now: datetime | None = None) -> datetime:
+    return (now or timezone.now()) - QUOTA_WINDOW
+
+
+def submissions_left(user) -> int:
+    used = Run.objects.counting_towards_quota(user, quota_window_start()).count()
+    return max(0, settings.SUBMISSION_DAILY_QUOTA - used)
+
+
+def current_engine_version() -> str:
+    from evaluation.engine import ENGINE_VERSION
+
+    return ENGINE_VERSION
+
+
+def check_model(user, model: str, revision: str = "") -> ModelCheck:
+    """Find the model and pin its revision, refusing what cannot or may not be evaluated."""
+    try:
+        name = validate_reference(model)
+        if is_local_reference(name):
+            if not user.is_staff:
+                raise SubmissionRefused("Only staff may submit a model folder on the workers' disk.", code="forbidden")
+            if revision.strip():
+                raise SubmissionRefused(
+                    "A local folder has no revision: its files' hash is used instead. Leave the revision empty.",
+                    code="invalid",
+                    field="revision",
+                )
+            check = inspect_local_folder(name)
+        else:
+            check = inspect_hub_model(
+                name,
+                revision.strip() or None,
+                endpoint=settings.HF_ENDPOINT,
+                timeout=settings.HF_HUB_TIMEOUT_SECONDS,
+            )
+        enforce_size(check, max_bytes=settings.SUBMISSION_MAX_MODEL_BYTES)
+    except InvalidModelReference as exc:
+        raise SubmissionRefused(str(exc), code="invalid") from None
+    except ModelNotFoundError as exc:
+        field = "revision" if revision.strip() and "revision" in str(exc) else "model"
+        raise SubmissionRefused(str(exc), code="not_found", field=field) from None
+    except HubUnreachableError as exc:
+        raise SubmissionRefused(str(exc), code="hub_unreachable", field=None) from None
+    except SubmitterError as exc:
+        raise SubmissionRefused(str(exc), code="rejected") from None
+    return check
+
+
+def _quota_refusal() -> SubmissionRefused:
+    return SubmissionRefused(
+        f"You have used your {settings.SUBMISSION_DAILY_QUOTA} submissions for the last 24 hours; "
+        "please try again later.",
+        code="quota",
+        field=None,
+    )
+
+
+def _duplicate_refusal(run: Run) -> SubmissionRefused:
+    return SubmissionRefused(
+        f"This exact model commit is already evaluated or queued on {run.dataset} (run {run.pk}).",
+        code="duplicate",
+        run=run,
+    )
+
+
+def _lock_submitter(user) -> None:
+    """Serialise one person's concurrent submissions, so that the quota count cannot be raced.
+
+    The user's row is locked until the transaction ends (SQLite's IMMEDIATE transactions serialise
+    all writers anyway); a second submission by the same person waits here for the first to commit,
+    then counts it.
+    """
+    get_user_model().objects.select_for_update().only("pk").get(pk=user.pk)
+
+
+def submit(user, submission: Submission) -> Run:
+    """Record a submission as a QUEUED run and send its pre-flight task when the transaction commits."""
+    dataset = submission.dataset or Dataset.objects.default_for_submissions()
+    if dataset is None or not Dataset.objects.evaluable().filter(pk=dataset.pk).exists():
+        raise SubmissionRefused("There is no dataset to evaluate on yet.", code="no_dataset", field="dataset")
+    # A cheap look before asking the Hub; the binding count is repeated under the lock below.
+    if submissions_left(user) <= 0:
+        raise _quota_refusal()
+    check = check_model(user, submission.model, submission.revision)
+    engine_version = current_engine_version()
+    try:
+        with transaction.atomic():
+            _lock_submitter(user)
+            if submissions_left(user) <= 0:
+                raise _quota_refusal()
+            described = {
+                "display_name": submission.display_name,
+                "license": submission.license or check.license,
+                "parameter_count": submission.parameter_count or check.parameter_count,
+            }
+            model, created = EmbeddingModel.objects.get_or_create(
+                name=check.name, defaults={**described, "is_local": check.is_local}
+            )
+            if not created:
+                model.fill_blanks(**described)
+            duplicate = Run.objects.duplicate_of(model, check.commit, dataset, engine_version)
+            if duplicate is not None:
+                raise _duplicate_refusal(duplicate)
+            now = timezone.now()
+            run = Run.objects.create(
+                model=model,
+                dataset=dataset,
+                origin=Run.Origin.RERUN,
+                revision=submission.revision.strip(),
+                resolved_commit=check.commit,
+                engine_version=engine_version,
+                submitted_by=user,
+                note=submission.note,
+                created_at=now,
+                stage_timestamps={Run.Status.QUEUED: now.isoformat()},
+                details={"submission": {**check.summary(), "display_name": submission.display_name}},
+            )
+            run.enqueue()
+    except IntegrityError:
+        # Two identical submissions raced past the duplicate check; the database's unique
+        # constraint let exactly one of them in.
+        duplicate = Run.objects.filter(model__name=check.name, resolved_commit=check.commit, dataset=dataset)
+        duplicate = duplicate.live().order_by("created_at").first()
+        if duplicate is None:
+            raise
+        raise _duplicate_refusal(duplicate) from None
+    return run

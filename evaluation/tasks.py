@@ -1,0 +1,59 @@
+"""Celery tasks of the evaluation pipeline. Each takes a run id and calls a plain function in worker.py.
+
+Queues (config/settings/base.py CELERY_TASK_ROUTES): `preflight` for the CPU checks, `gpu` for
+evaluations, `default` for the sweeper that beat runs every RUN_SWEEP_INTERVAL_SECONDS.
+"""
+
+from __future__ import annotations
+
+from celery import shared_task
+from django.conf import settings
+
+from evaluation import worker
+
+# Messages are acknowledged only after the task ends, and a worker that dies mid-task gives its
+# message back to the broker; the run row's claim (worker.py) keeps a redelivered task from
+# running the same run twice at once.
+RELIABLE = {"acks_late": True, "reject_on_worker_lost": True}
+# Our own transient failures put the run back in the queue and raise RetryLater; Celery then
+# retries with exponential back-off. worker.py stops retrying after RUN_MAX_ATTEMPTS attempts,
+# before Celery's own limit is reached.
+RETRYING = {
+    "autoretry_for": (worker.RetryLater,),
+    "retry_backoff": settings.RUN_RETRY_BACKOFF_SECONDS,
+    "retry_backoff_max": settings.RUN_RETRY_BACKOFF_SECONDS * 8,
+    "retry_jitter": True,
+    "max_retries": settings.RUN_MAX_ATTEMPTS,
+}
+
+
+@shared_task(
+    bind=True,
+    name="evaluation.preflight_run",
+    soft_time_limit=settings.RUN_PREFLIGHT_TIME_LIMIT,
+    time_limit=settings.RUN_PREFLIGHT_TIME_LIMIT + 60,
+    **RELIABLE,
+    **RETRYING,
+)
+def preflight_run(self, run_id: int) -> str:
+    outcome = worker.run_preflight(run_id, worker=self.request.hostname or "")
+    if outcome == worker.PASSED:
+        evaluate_run.delay_on_commit(run_id)
+    return outcome
+
+
+@shared_task(
+    bind=True,
+    name="evaluation.evaluate_run",
+    soft_time_limit=settings.SUBMISSION_MAX_RUN_SECONDS,
+    time_limit=settings.SUBMISSION_MAX_RUN_SECONDS + 600,
+    **RELIABLE,
+    **RETRYING,
+)
+def evaluate_run(self, run_id: int) -> str:
+    return worker.run_evaluation(run_id, worker=self.request.hostname or "")
+
+
+@shared_task(name="evaluation.sweep_stalled_runs", **RELIABLE)
+def sweep_stalled_runs() -> list[int]:
+    return worker.sweep_stalled_runs()

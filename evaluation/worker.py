@@ -1,0 +1,453 @@
+"""What a worker does with a run: pre-flight checks, the evaluation itself, and sweeping up lost runs.
+
+The Celery tasks in evaluation/tasks.py call these plain functions, and tests call them directly.
+Every write a worker makes to a run row is conditional on its claim token (Run.write_as), so a
+worker that was presumed lost and replaced can no longer change the run.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import uuid
+from datetime import timedelta
+from pathlib import Path
+
+import httpx2
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+from django.db import InterfaceError, OperationalError, transaction
+from django.utils import timezone
+
+from evaluation.engine.errors import DatasetError, HubUnreachableError, RunCancelled, SubmitterError
+from evaluation.lifecycle import (
+    ENGINE_STAGES,
+    LogTail,
+    Throttle,
+    is_out_of_memory,
+    next_batch_size,
+    overall_percent,
+)
+from evaluation.models import EmbeddingModel, Run
+from evaluation.preflight import (
+    ModelRejected,
+    check_support_files,
+    enforce_size,
+    fetch_support_files,
+    hub_parameter_count,
+    inspect_hub_model,
+    inspect_local_folder,
+    load_tokenizer,
+    tokenizer_coverage,
+)
+
+logger = logging.getLogger(__name__)
+
+# Outcomes a task reports (also the Celery task's return value, handy in the worker log).
+SKIPPED = "skipped"
+PASSED = "passed"
+DONE = "done"
+FAILED = "failed"
+CANCELLED = "cancelled"
+LOST = "lost"
+
+# Failures on our side that are worth another try: the Hub or the database was briefly away.
+TRANSIENT_ERRORS = (
+    HubUnreachableError,
+    OperationalError,
+    InterfaceError,
+    ConnectionError,
+    TimeoutError,
+    httpx2.TransportError,
+)
+# Keys of run.details that the worker owns; the engine may rewrite the rest.
+# The engine's tokenizer coverage (from all texts) replaces the pre-flight sample's, which stays
+# under details["preflight"].
+LIFECYCLE_KEYS = ("submission", "preflight", "attempts", "batch_size", "preflight_tries")
+MAX_LOG_LINES = 5000
+
+
+class ClaimLost(Exception):
+    """This worker no longer holds the run: it was presumed lost and the run went to another worker."""
+
+
+class RetryLater(Exception):
+    """Our side failed in a way worth retrying; the run is back in the queue. The task retries with back-off."""
+
+
+def claim_token(worker: str = "") -> str:
+    """A name for one execution of one task, stored in run.worker while it holds the run."""
+    host = worker or socket.gethostname()
+    return f"{host} pid {os.getpid()} #{uuid.uuid4().hex[:8]}"
+
+
+class ProgressReporter:
+    """The `progress(stage, fraction, detail)` callback handed to the engine.
+
+    It writes stage, percent, detail, log tail and heartbeat to the row at most about once per
+    second (and at every stage change), and raises RunCancelled as soon as the row says CANCELLED.
+    """
+
+    def __init__(self, run: Run, token: str, *, interval: float = 1.0) -> None:
+        self.run = run
+        self.token = token
+        self.tail = LogTail(run.log_tail)
+        self.full_log: list[str] = []
+        self.throttle = Throttle(interval)
+        # Progress details change with every batch; the log tail gets one of them every ten
+        # seconds, so that it keeps more than the last minute of a long encoding.
+        self.detail_throttle = Throttle(10 * interval)
+        # The first report always counts as entering its stage, so it is timestamped and logged.
+        self._stage: str | None = None
+        self._logged_detail = ""
+
+    def log(self, line: str) -> None:
+        stamped = f"{timezone.now():%H:%M:%S} {line}"
+        self.tail.append(stamped)
+        if len(self.full_log) < MAX_LOG_LINES:
+            self.full_log.append(stamped)
+
+    def __call__(self, stage: str, fraction: float, detail: str = "") -> None:
+        if stage not in ENGINE_STAGES and stage != Run.Status.PREFLIGHT:
+            raise ValueError(f"Unknown stage {stage!r} reported by the engine.")
+        run = self.run
+        detail = str(detail or "")[:200]
+        stage_changed = stage != self._stage
+        self._stage = stage
+        fields = {"status": stage, "progress": overall_percent(stage, fraction), "stage_detail": detail}
+        if stage_changed:
+            fields["stage_timestamps"] = run.stamped(stage)
+            self.log(f"{Run.Status(stage).label}{': ' + detail if detail else ''}")
+            self._logged_detail = detail
+            self.throttle.mark()
+            self.detail_throttle.mark()
+        elif not self.throttle.ready():
+            # Keep the in-memory row current for the engine; the database hears at the next write.
+            for name, value in fields.items():
+                setattr(run, name, value)
+            return
+        elif detail and detail != self._logged_detail and self.detail_throttle.ready():
+            self.log(f"{Run.Status(stage).label}: {detail}")
+            self._logged_detail = detail
+        self.write(**fields)
+
+    def write(self, **fields) -> None:
+        fields["log_tail"] = self.tail.text()
+        if not self.run.write_as(self.token, **fields):
+            self.raise_for_lost_claim()
+
+    def raise_for_lost_claim(self) -> None:
+        current = Run.objects.filter(pk=self.run.pk).values("status", "worker").first() or {}
+        if current.get("status") == Run.Status.CANCELLED:
+            raise RunCancelled("The run was cancelled.")
+        raise ClaimLost(f"Run {self.run.pk} is now held by {current.get('worker') or 'nobody'}.")
+
+
+class LogCapture(logging.Handler):
+    """Feeds log records emitted during a task into the run's log tail (and the full attempt log)."""
+
+    def __init__(self, reporter: ProgressReporter) -> None:
+        super().__init__(level=logging.INFO)
+        self.reporter = reporter
+        self.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        # Celery's own records (task bookkeeping, progress bars redirected from stderr) are noise
+        # to a submitter; the worker's log keeps them.
+        if record.name.startswith("celery"):
+            return
+        try:
+            self.reporter.log(self.format(record))
+        except Exception:  # A log line must never break the run it describes.
+            self.handleError(record)
+
+    def __enter__(self) -> LogCapture:
+        logging.getLogger().addHandler(self)
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        logging.getLogger().removeHandler(self)
+
+
+def _save_log(run: Run, name: str, lines: list[str]) -> str:
+    """Keep the full log of one attempt in the default storage (a shared store in production)."""
+    path = f"runs/{run.pk}/{name}.log"
+    if default_storage.exists(path):
+        default_storage.delete(path)
+    return default_storage.save(path, ContentFile("\n".join(lines).encode("utf-8")))
+
+
+def _close_open_attempts(run: Run, outcome: str) -> list[dict]:
+    """The run's attempts, those that never reported an end (their worker died) marked with `outcome`.
+
+    Such an attempt also keeps how far it had got by its last heartbeat; what it encoded stays in
+    the embedding cache, and the next attempt's texts_from_cache counts it.
+    """
+    now = timezone.now().isoformat()
+    last = {"ended_at": now, "last_progress": run.progress, "last_detail": run.stage_detail}
+    return [a if a.get("outcome") else {**a, "outcome": outcome, **last} for a in run.attempt_history]
+
+
+# Pre-flight ------------------------------------------------------------------------------------
+
+
+def run_preflight(run_id: int, *, worker: str = "") -> str:
+    """Check a queued run's model without loading its weights; on success the run waits for evaluation."""
+    token = claim_token(worker)
+    run = Run.objects.claim_for_preflight(run_id, token)
+    if run is None:
+        logger.info("Run %s is not waiting for pre-flight checks; nothing to do.", run_id)
+        return SKIPPED
+    reporter = ProgressReporter(run, token)
+    reporter.log(f"Pre-flight checks started on {token}")
+    try:
+        with LogCapture(reporter):
+            reporter(Run.Status.PREFLIGHT, 0.0, "checking the model")
+            summary, coverage = _check_run_model(run, reporter)
+    except RunCancelled:
+        return CANCELLED
+    except ClaimLost:
+        return LOST
+    except SubmitterError as exc:
+        reporter.log(f"Pre-flight checks failed: {exc}")
+        run.fail_as(token, Run.FailureCategory.SUBMITTER, str(exc), log_tail=reporter.tail.text())
+        return FAILED
+    except TRANSIENT_ERRORS as exc:
+        tries = int(run.details.get("preflight_tries", 0)) + 1
+        if tries >= settings.RUN_MAX_ATTEMPTS:
+            _fail_ours(run, token, reporter, f"Pre-flight checks failed {tries} times: {exc}")
+            return FAILED
+        reporter.log(f"Pre-flight checks will be retried ({exc})")
+        run.release_as(
+            token,
+            message=f"Retrying the pre-flight checks: {exc}",
+            details={**run.details, "preflight_tries": tries},
+            log_tail=reporter.tail.text(),
+        )
+        raise RetryLater(str(exc)) from exc
+    except SoftTimeLimitExceeded:
+        _fail_ours(run, token, reporter, "The pre-flight checks took longer than their time limit.")
+        return FAILED
+    except Exception as exc:
+        logger.exception("Pre-flight checks of run %s crashed", run_id)
+        _fail_ours(run, token, reporter, f"Internal error during the pre-flight checks ({type(exc).__name__}).")
+        return FAILED
+    reporter.log("Pre-flight checks passed; waiting for an evaluation worker")
+    details = {**run.details, "preflight": summary, "tokenizer_coverage": coverage}
+    run.release_as(
+        token,
+        message="",
+        stage_detail="pre-flight checks passed; waiting for an evaluation worker",
+        progress=overall_percent(Run.Status.PREFLIGHT, 1.0),
+        details=details,
+        log_tail=reporter.tail.text(),
+    )
+    return PASSED
+
+
+def _check_run_model(run: Run, report: ProgressReporter) -> tuple[dict, dict]:
+    """Pin and check the run's model and measure its tokenizer; return (summary, coverage)."""
+    model = run.model
+    if model.kind == EmbeddingModel.Kind.LEXICAL:
+        # A lexical baseline has no weights or tokenizer to check.
+        return {"passed": True, "checked_at": timezone.now().isoformat(), "kind": model.kind}, {}
+    if model.is_local:
+        report(Run.Status.PREFLIGHT, 0.2, "reading the model folder")
+        check = inspect_local_folder(model.name)
+        if run.resolved_commit and check.commit != run.resolved_commit:
+            raise ModelRejected(
+                "The folder's files changed after the submission; submit it again to evaluate the new files."
+            )
+        folder = Path(model.name)
+    else:
+        report(Run.Status.PREFLIGHT, 0.2, "resolving the revision")
+        revision = run.resolved_commit or run.revision or None
+        check = inspect_hub_model(
+            model.name, revision, endpoint=settings.HF_ENDPOINT, timeout=settings.HF_HUB_TIMEOUT_SECONDS
+        )
+        report(Run.Status.PREFLIGHT, 0.4, "downloading configs and tokenizer")
+        folder = fetch_support_files(model.name, check.commit, endpoint=settings.HF_ENDPOINT)
+        check_support_files(folder, check)
+        report(Run.Status.PREFLIGHT, 0.6, "reading the safetensors headers")
+        check.parameter_count = hub_parameter_count(model.name, check.commit, endpoint=settings.HF_ENDPOINT)
+        enforce_size(check, max_bytes=settings.SUBMISSION_MAX_MODEL_BYTES)
+    report(Run.Status.PREFLIGHT, 0.8, "measuring tokenizer coverage")
+    tokenizer = load_tokenizer(folder)
+    # A few sentences per script: the first items of each language, grouped by the language's script.
+    scripts = dict(run.dataset.languages().values_list("code", "script"))
+    samples: dict[str, list[str]] = {}
+    languages: dict[str, list[str]] = {}
+    for code, texts in run.dataset.sample_texts(languages=run.languages or None).items():
+        samples.setdefault(scripts[code], []).extend(texts)
+        languages.setdefault(scripts[code], []).append(code)
+    coverage = tokenizer_coverage(
+        lambda text: tokenizer(text, add_special_tokens=False)["input_ids"], tokenizer.unk_token_id, samples
+    )
+    for script, figures in coverage.items():
+        figures.update(languages=languages[script], source="pre-flight (first items of each language)")
+    if check.parameter_count:
+        model.fill_blanks(parameter_count=check.parameter_count)
+    summary = {
+        "passed": True,
+        "checked_at": timezone.now().isoformat(),
+        "tokenizer": type(tokenizer).__name__,
+        "tokenizer_coverage": coverage,
+        **check.summary(),
+    }
+    return summary, coverage
+
+
+# Evaluation ------------------------------------------------------------------------------------
+
+
+def run_evaluation(run_id: int, *, worker: str = "") -> str:
+    """Evaluate a checked run with the engine, resuming from the embedding cache after a lost worker."""
+    # The engine pulls in torch; only evaluation workers pay for importing it.
+    from evaluation.services import execute_run
+
+    token = claim_token(worker)
+    stale_before = timezone.now() - timedelta(seconds=settings.RUN_STALL_SECONDS)
+    run = Run.objects.claim_for_evaluation(run_id, token, stale_before)
+    if run is None:
+        logger.info("Run %s is not waiting for evaluation; nothing to do.", run_id)
+        return SKIPPED
+    batch_size = int(run.details.get("batch_size") or settings.EVALUATION_BATCH_SIZE)
+    attempt = {
+        "number": run.attempts,
+        "worker": token,
+        "started_at": timezone.now().isoformat(),
+        "batch_size": batch_size,
+    }
+    attempts = [*_close_open_attempts(run, LOST), attempt]
+    reporter = ProgressReporter(run, token)
+    reporter.log(f"Evaluation attempt {run.attempts} started on {token} (batch size {batch_size})")
+    started = run.write_as(token, details={**run.details, "attempts": attempts}, log_tail=reporter.tail.text())
+    if not started:
+        return LOST
+    owned = {key: run.details[key] for key in LIFECYCLE_KEYS if key in run.details}
+
+    def close(outcome: str, **extra) -> dict:
+        """The run's details with this attempt closed, keeping the engine's keys and ours."""
+        attempt.update(outcome=outcome, ended_at=timezone.now().isoformat(), **extra)
+        attempt["log"] = _save_log(run, f"attempt-{attempt['number']}", reporter.full_log)
+        return {**(run.details or {}), **owned, "attempts": attempts}
+
+    # The engine resolves run.revision; hand it the commit that the submission pinned and the
+    # pre-flight checks examined, so that a branch moving in the meantime changes nothing. The
+    # row keeps the revision as the submitter asked for it (the engine writes only its own fields).
+    if run.resolved_commit and not run.model.is_local:
+        run.revision = run.resolved_commit
+    try:
+        with LogCapture(reporter):
+            execute_run(run, progress=reporter, device=settings.EVALUATION_DEVICE, batch_size=batch_size)
+    except ClaimLost:
+        return LOST
+    except RunCancelled:
+        reporter.log("Stopped: the run was cancelled")
+        Run.objects.filter(pk=run.pk, worker=token).update(details=close(CANCELLED), log_tail=reporter.tail.text())
+        return CANCELLED
+    except SubmitterError as exc:
+        reporter.log(f"The model failed: {exc}")
+        run.fail_as(
+            token, Run.FailureCategory.SUBMITTER, str(exc), details=close(FAILED), log_tail=reporter.tail.text()
+        )
+        return FAILED
+    except SoftTimeLimitExceeded:
+        limit = settings.SUBMISSION_MAX_RUN_SECONDS
+        _fail_ours(run, token, reporter, f"The evaluation took longer than the limit of {limit} s.", close(FAILED))
+        return FAILED
+    except DatasetError as exc:
+        _fail_ours(run, token, reporter, f"The dataset cannot be evaluated: {exc}", close(FAILED))
+        return FAILED
+    except Exception as exc:
+        return _retry_or_fail(run, token, reporter, exc, batch_size, close)
+    manifest = run.manifest or {}
+    counts = {key: manifest.get(key) for key in ("texts_total", "texts_encoded", "texts_from_cache")}
+    reporter.log(f"Done: {counts['texts_encoded']} texts encoded, {counts['texts_from_cache']} from the cache")
+    if not run.finish_as(token, details=close(DONE, **counts), log_tail=reporter.tail.text(), message=""):
+        reporter.raise_for_lost_claim()
+    _bump_leaderboard()
+    return DONE
+
+
+def _retry_or_fail(run: Run, token: str, reporter: ProgressReporter, exc: Exception, batch_size: int, close) -> str:
+    """Retry our own transient failures (halving the batch after running out of memory), else fail."""
+    out_of_memory = is_out_of_memory(exc)
+    if not out_of_memory and not isinstance(exc, TRANSIENT_ERRORS):
+        logger.exception("Evaluation of run %s crashed", run.pk)
+        message = f"Internal error during the evaluation ({type(exc).__name__}: {str(exc)[:200]})."
+        _fail_ours(run, token, reporter, message, close(FAILED))
+        return FAILED
+    smaller = next_batch_size(batch_size) if out_of_memory else batch_size
+    reason = f"out of memory at batch size {batch_size}" if out_of_memory else f"{type(exc).__name__}: {exc}"
+    if smaller is None or run.attempts >= settings.RUN_MAX_ATTEMPTS:
+        message = f"The evaluation failed {run.attempts} times; last: {reason}."
+        if smaller is None:
+            message = "The model ran out of memory even one text at a time."
+        _fail_ours(run, token, reporter, message, close(FAILED))
+        return FAILED
+    reporter.log(f"Attempt {run.attempts} failed ({reason}); retrying with batch size {smaller}")
+    details = {**close("retry", error=reason[:300]), "batch_size": smaller}
+    run.release_as(token, message=f"Retrying after {reason}.", details=details, log_tail=reporter.tail.text())
+    raise RetryLater(reason) from exc
+
+
+def _fail_ours(run: Run, token: str, reporter: ProgressReporter, message: str, details: dict | None = None) -> None:
+    reporter.log(message)
+    fields = {"log_tail": reporter.tail.text()}
+    if details is not None:
+        fields["details"] = details
+    run.fail_as(token, Run.FailureCategory.OURS, message, **fields)
+
+
+def _bump_leaderboard() -> None:
+    # The engine bumps the cache when it writes scores; bump again now that the run is DONE, so
+    # that no page cached in between (without this run) outlives the change.
+    from leaderboard.cache import bump_generation
+
+    bump_generation()
+
+
+# Sweeper ---------------------------------------------------------------------------------------
+
+
+def sweep_stalled_runs(*, older_than: float | None = None) -> list[int]:
+    """Re-queue runs whose worker stopped writing heartbeats; give up after too many lost attempts."""
+    seconds = settings.RUN_STALL_SECONDS if older_than is None else older_than
+    before = timezone.now() - timedelta(seconds=seconds)
+    requeued: list[int] = []
+    for pk in Run.objects.stalled(before).values_list("pk", flat=True):
+        with transaction.atomic():
+            run = Run.objects.select_for_update().filter(pk=pk).first()
+            # Re-check under the lock: the worker may have written a heartbeat since the query.
+            if run is None or not Run.objects.stalled(before).filter(pk=pk).exists():
+                continue
+            now = timezone.now()
+            tail = LogTail(run.log_tail)
+            attempts = _close_open_attempts(run, LOST)
+            run.details = {**run.details, "attempts": attempts}
+            run.worker = ""
+            if run.status in Run.EVALUATION_STATUSES and run.attempts >= settings.RUN_MAX_ATTEMPTS:
+                run.status = Run.Status.FAILED
+                run.failure_category = Run.FailureCategory.OURS
+                run.message = f"The worker evaluating this run was lost {run.attempts} times; giving up."
+                run.finished_at = now
+                run.stage_timestamps = run.stamped(Run.Status.FAILED, now)
+            else:
+                run.status = Run.Status.QUEUED
+                run.stage_detail = "re-queued after its worker stopped responding"
+                run.stage_timestamps = run.stamped(Run.Status.QUEUED, now)
+                requeued.append(run.pk)
+            silent_since = f"{run.heartbeat_at:%H:%M:%S}" if run.heartbeat_at else "the start"
+            what_next = run.message or run.stage_detail
+            tail.append(f"{now:%H:%M:%S} No heartbeat from the worker since {silent_since}: {what_next}")
+            run.log_tail = tail.text()
+            run.save()
+            if run.status == Run.Status.QUEUED:
+                run.enqueue()
+    if requeued:
+        logger.info("Re-queued stalled runs %s", requeued)
+    return requeued

@@ -1,0 +1,93 @@
+"""The run page and the small JSON document it polls: who may see what, and what it shows."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from evaluation.models import Run, Score
+from tests.people import make_admin, make_outsider, make_researcher
+from tests.submissions.runs import make_run
+
+pytestmark = pytest.mark.django_db
+
+
+def page_url(run: Run) -> str:
+    return reverse("evaluation:run_detail", args=[run.pk])
+
+
+def status_url(run: Run) -> str:
+    return reverse("evaluation:run_status", args=[run.pk])
+
+
+def test_it_shows_the_submitter_their_run_live(client, dataset):
+    researcher = make_researcher()
+    run = make_run(
+        dataset,
+        researcher,
+        status=Run.Status.ENCODING,
+        progress=42.5,
+        stage_detail="language 2 of 4 (hin): 10 of 40 texts",
+        log_tail="12:00:01 Encoding: language 1 of 4\n12:00:02 Encoding: language 2 of 4",
+        stage_timestamps={"QUEUED": "2026-01-01T00:00:00", "ENCODING": "2026-01-01T00:01:00"},
+    )
+    client.force_login(researcher)
+    page = client.get(page_url(run)).content.decode()
+    assert "language 2 of 4 (hin): 10 of 40 texts" in page
+    assert 'value="42.5"' in page and "12:00:02 Encoding: language 2 of 4" in page
+    assert f'data-status-url="{status_url(run)}"' in page
+    assert "Cancel this run" in page and "Re-queue" not in page
+    assert 'id="run-status-data"' in page and "evaluation/run_detail.js" in page
+    data = client.get(status_url(run)).json()
+    assert data["status"] == "ENCODING" and data["progress"] == 42.5 and not data["is_terminal"]
+    assert data["log_tail"].endswith("language 2 of 4")
+
+
+def test_it_hides_an_unfinished_run_from_other_people(client, dataset):
+    run = make_run(dataset, make_researcher(), status=Run.Status.FAILED, message="Traceback in /srv/secret")
+    assert client.get(page_url(run)).status_code == 404
+    assert client.get(status_url(run)).status_code == 404
+    client.force_login(make_outsider())
+    assert client.get(page_url(run)).status_code == 404
+    assert client.get(status_url(run)).status_code == 404
+    client.force_login(make_admin())
+    page = client.get(page_url(run)).content.decode()
+    assert "Traceback in /srv/secret" in page and "Re-queue" in page
+
+
+def test_it_shows_a_finished_run_and_its_scores_to_everyone(client, dataset):
+    run = make_run(dataset, make_researcher(), status=Run.Status.DONE, finished_at=timezone.now(), progress=100)
+    Score.objects.create(run=run, task="t1", source_id="hin", metric="recall@1", value=0.25)
+    Score.objects.create(run=run, task="t1", source_id="urd", metric="recall@1", value=0.75)
+    page = client.get(page_url(run)).content.decode()
+    assert "Scores (mean over languages and pairs)" in page
+    assert "<td>recall@1</td><td>0.5000</td><td>2</td>" in page
+    assert client.get(status_url(run)).json()["is_terminal"] is True
+
+
+def test_it_counts_the_queue_in_submission_order(client, dataset):
+    researcher = make_researcher()
+    runs = [make_run(dataset, researcher) for _ in range(3)]
+    make_run(dataset, researcher, status=Run.Status.ENCODING)
+    client.force_login(researcher)
+    positions = [client.get(status_url(run)).json()["queue_position"] for run in runs]
+    assert positions == [1, 2, 3]
+    runs[0].cancel()
+    assert client.get(status_url(runs[2])).json()["queue_position"] == 2
+    assert "position 2 in the queue" in client.get(page_url(runs[2])).content.decode()
+
+
+def test_it_shows_tokenizer_coverage_and_attempts(client, dataset):
+    researcher = make_researcher()
+    details = {
+        "tokenizer_coverage": {
+            "Deva": {"languages": ["hin", "mar"], "texts": 12, "tokens_per_word": 2.456, "unk_rate": 0.0123},
+        },
+        "attempts": [{"number": 1, "worker": "w1", "batch_size": 32, "outcome": "lost"}],
+    }
+    run = make_run(dataset, researcher, status=Run.Status.ENCODING, details=details)
+    client.force_login(researcher)
+    page = client.get(page_url(run)).content.decode()
+    assert "<td>Deva</td><td>hin, mar</td><td>12</td><td>2.46</td><td>1.2%</td>" in page
+    assert "<td>1</td><td>w1</td><td>32</td><td>lost</td>" in page

@@ -1,0 +1,88 @@
+"""The sweep_stalled_runs task (run by beat): runs whose worker went silent go back to the queue."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from evaluation.models import Run
+from evaluation.tasks import sweep_stalled_runs as sweep_task
+from evaluation.worker import sweep_stalled_runs
+from tests.people import make_researcher
+from tests.submissions.data import drain_queue
+from tests.submissions.runs import make_run
+
+pytestmark = pytest.mark.django_db
+
+
+def silent_for(seconds: float):
+    return timezone.now() - timedelta(seconds=seconds)
+
+
+@pytest.fixture
+def researcher():
+    return make_researcher()
+
+
+def test_it_requeues_a_silent_evaluation_and_sends_it_again(
+    settings, dataset, researcher, django_capture_on_commit_callbacks
+):
+    settings.RUN_STALL_SECONDS = 60
+    drain_queue("gpu")
+    silent = make_run(
+        dataset,
+        researcher,
+        status=Run.Status.ENCODING,
+        heartbeat_at=silent_for(120),
+        worker="w1",
+        attempts=1,
+        progress=40.0,
+        stage_detail="language 3 of 6 (hin): 20 of 300 texts",
+        details={"preflight": {"passed": True}, "attempts": [{"number": 1, "worker": "w1"}]},
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        assert sweep_task.apply().get() == [silent.pk]
+    silent.refresh_from_db()
+    assert silent.status == Run.Status.QUEUED and silent.worker == ""
+    assert silent.stage_detail == "re-queued after its worker stopped responding"
+    lost = silent.details["attempts"][0]
+    assert lost["outcome"] == "lost" and lost["worker"] == "w1" and lost["last_progress"] == 40.0
+    assert lost["last_detail"] == "language 3 of 6 (hin): 20 of 300 texts"
+    assert "No heartbeat from the worker since" in silent.log_tail
+    assert drain_queue("gpu") == [("evaluation.evaluate_run", [silent.pk])]
+
+
+def test_it_sends_a_run_lost_in_its_checks_back_to_the_checks(
+    settings, dataset, researcher, django_capture_on_commit_callbacks
+):
+    settings.RUN_STALL_SECONDS = 60
+    drain_queue("preflight")
+    lost = make_run(dataset, researcher, status=Run.Status.PREFLIGHT, heartbeat_at=silent_for(120))
+    with django_capture_on_commit_callbacks(execute=True):
+        assert sweep_stalled_runs() == [lost.pk]
+    assert drain_queue("preflight") == [("evaluation.preflight_run", [lost.pk])]
+
+
+def test_it_leaves_live_waiting_and_finished_runs_alone(settings, dataset, researcher):
+    settings.RUN_STALL_SECONDS = 60
+    live = make_run(dataset, researcher, status=Run.Status.ENCODING, heartbeat_at=silent_for(5))
+    waiting = make_run(dataset, researcher, status=Run.Status.QUEUED, heartbeat_at=silent_for(3600))
+    done = make_run(dataset, researcher, status=Run.Status.DONE, heartbeat_at=silent_for(3600))
+    assert sweep_stalled_runs() == []
+    assert sweep_stalled_runs(older_than=1) == [live.pk]
+    for run, status in ((waiting, Run.Status.QUEUED), (done, Run.Status.DONE)):
+        run.refresh_from_db()
+        assert run.status == status
+
+
+def test_it_gives_up_after_too_many_lost_attempts(settings, dataset, researcher):
+    settings.RUN_STALL_SECONDS = 60
+    settings.RUN_MAX_ATTEMPTS = 3
+    run = make_run(dataset, researcher, status=Run.Status.SCORING, heartbeat_at=silent_for(120), attempts=3)
+    assert sweep_stalled_runs() == []
+    run.refresh_from_db()
+    assert run.status == Run.Status.FAILED and run.failure_category == Run.FailureCategory.OURS
+    assert run.message == "The worker evaluating this run was lost 3 times; giving up."
+    assert run.finished_at is not None
