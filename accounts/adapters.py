@@ -1,4 +1,5 @@
 from allauth.account.adapter import DefaultAccountAdapter
+from django.urls import reverse
 
 
 class AccountAdapter(DefaultAccountAdapter):
@@ -6,3 +7,7 @@ class AccountAdapter(DefaultAccountAdapter):
 
     def is_open_for_signup(self, request) -> bool:
         return True
+
+    def get_signup_redirect_url(self, request) -> str:
+        # New people land on the annotation home page, which says what happens next (approval).
+        return reverse("annotation:home")

@@ -37,6 +37,17 @@ class Language(models.Model):
 
 
 class DatasetQuerySet(models.QuerySet):
+    def with_finished_runs(self) -> DatasetQuerySet:
+        """Benchmark versions that have at least one finished run, with `finished_runs` counted."""
+        return (
+            self.annotate(finished_runs=Count("runs", filter=Q(runs__status="DONE")))
+            .filter(finished_runs__gt=0)
+            .order_by("-created_at", "name", "version")
+        )
+
+    def default_benchmark(self) -> Dataset | None:
+        return Dataset.choose_default(list(self.with_finished_runs()))
+
     def with_item_counts(self) -> DatasetQuerySet:
         return self.annotate(item_count=Count("items"))
 
@@ -77,6 +88,19 @@ class Dataset(models.Model):
     @property
     def slug(self) -> str:
         return f"{self.name}@{self.version}"
+
+    FULL_BENCHMARK = ("nirdesha", "1.0")
+
+    @staticmethod
+    def choose_default(versions: list[Dataset]) -> Dataset | None:
+        """The version the leaderboard shows first, among versions with finished runs (newest first):
+        the full benchmark, where the published results live, when it is among them; else the newest
+        that is not a demo sample (a demo is for trying the site out, not for ranking); else the newest."""
+        for dataset in versions:
+            if (dataset.name, dataset.version) == Dataset.FULL_BENCHMARK:
+                return dataset
+        real = [dataset for dataset in versions if not dataset.is_demo]
+        return (real or versions or [None])[0]
 
     def languages(self) -> models.QuerySet[Language]:
         return Language.objects.filter(items__dataset=self).distinct()
@@ -142,6 +166,13 @@ class EmbeddingModel(models.Model):
 
 
 class RunQuerySet(models.QuerySet):
+    def on_benchmark(self, dataset: Dataset) -> RunQuerySet:
+        """Finished runs of one benchmark version, with their model: the rows of a leaderboard.
+
+        Runs on other versions (the 150-item validation subset, the demo) are never mixed in, since
+        scores depend on the pool size."""
+        return self.finished().filter(dataset=dataset).select_related("model", "dataset").order_by("pk")
+
     def finished(self) -> RunQuerySet:
         return self.filter(status=Run.Status.DONE)
 
@@ -250,9 +281,122 @@ class Task(models.TextChoices):
     MULTI = "multi", "Multi-reference diagnostics (English + language pool)"
 
 
+PAIR_TASKS = ("t2", "t3x")
+
+
+def _language_condition(task: str, languages: list[str], pair_mode: str) -> Q:
+    """Scores of `task` in the selected languages: a pair counts when both its languages are
+    selected, or (pair_mode "source") when its query language is."""
+    if task in PAIR_TASKS:
+        condition = Q(target__isnull=False, source__in=languages)
+        if pair_mode != "source":
+            condition &= Q(target__in=languages)
+        return condition
+    return Q(target__isnull=True, source__in=languages)
+
+
 class ScoreQuerySet(models.QuerySet):
     def for_run(self, run: Run) -> ScoreQuerySet:
         return self.filter(run=run)
+
+    def for_runs(self, run_ids: list[int]) -> ScoreQuerySet:
+        return self.filter(run_id__in=run_ids)
+
+    def column_means(self, columns: list[tuple[str, str]], languages: list[str], pair_mode: str = "both") -> list[dict]:
+        """For every run, task and metric in `columns` ((task, metric) pairs): the mean over the
+        selected languages (or pairs), how many were averaged (n), the mean CI bounds and how many
+        values had an interval (n_ci). One query whatever the number of runs."""
+        condition = Q(pk__in=[])
+        for task, metric in columns:
+            condition |= Q(task=task, metric=metric) & _language_condition(task, languages, pair_mode)
+        return list(
+            self.filter(condition)
+            .values("run_id", "task", "metric")
+            .annotate(
+                # Counted before the mean bounds below take over the names ci_low/ci_high.
+                n_ci=Count("ci_low", filter=Q(ci_high__isnull=False)),
+                mean=models.Avg("value"),
+                n=Count("id"),
+                ci_low=models.Avg("ci_low"),
+                ci_high=models.Avg("ci_high"),
+            )
+            .order_by()
+        )
+
+    def units(self, columns: list[tuple[str, str]]) -> list[tuple[str, str, str | None]]:
+        """Distinct (task, source, target) with a result for any of `columns`: what a version covers."""
+        condition = Q(pk__in=[])
+        for task, metric in columns:
+            condition |= Q(task=task, metric=metric)
+        return list(self.filter(condition).values_list("task", "source_id", "target_id").distinct().order_by())
+
+    def per_language(self, task: str, metrics: list[str], languages: list[str]) -> list[dict]:
+        """Per-language values of a monolingual task: rows {run_id, source, metric, value, ci_low, ci_high}."""
+        rows = self.filter(task=task, metric__in=metrics, target__isnull=True, source__in=languages).values_list(
+            "run_id", "metric", "value", "ci_low", "ci_high", "source_id"
+        )
+        keys = ("run_id", "metric", "value", "ci_low", "ci_high", "source")
+        return [dict(zip(keys, row, strict=True)) for row in rows.order_by()]
+
+    def per_source_means(
+        self, task: str, metrics: list[str], languages: list[str], pair_mode: str = "both", by: str = "source"
+    ) -> list[dict]:
+        """Pair-task values averaged per query language (by="source") or per document language
+        (by="target") over the selected pairs: rows {run_id, source, metric, value, ci_low, ci_high, n}."""
+        condition = Q(task=task, metric__in=metrics) & _language_condition(task, languages, pair_mode)
+        if by == "target":
+            condition &= Q(target__in=languages)
+        group = "source_id" if by == "source" else "target_id"
+        rows = (
+            self.filter(condition)
+            .values("run_id", "metric", group)
+            .annotate(
+                mean=models.Avg("value"),
+                mean_low=models.Avg("ci_low"),
+                mean_high=models.Avg("ci_high"),
+                n=Count("id"),
+            )
+            .order_by()
+        )
+        return [
+            {
+                "run_id": row["run_id"],
+                "metric": row["metric"],
+                "source": row[group],
+                "value": row["mean"],
+                "ci_low": row["mean_low"],
+                "ci_high": row["mean_high"],
+                "n": row["n"],
+            }
+            for row in rows
+        ]
+
+    def pairs(self, task: str, metric: str) -> list[dict]:
+        """Every (source, target) value of one task and metric: rows {run_id, source, target, value}."""
+        rows = self.filter(task=task, metric=metric, target__isnull=False).values_list(
+            "run_id", "value", "ci_low", "ci_high", "source_id", "target_id"
+        )
+        keys = ("run_id", "value", "ci_low", "ci_high", "source", "target")
+        return [dict(zip(keys, row, strict=True)) for row in rows.order_by()]
+
+    def script_split(self, task: str, metric: str, languages: list[str]) -> list[dict]:
+        """Per run, the mean over same-script pairs and over cross-script pairs (and the same for
+        language families), among pairs whose two languages are selected."""
+        same_script = Q(source__script=models.F("target__script"))
+        same_family = Q(source__family=models.F("target__family"))
+        return list(
+            self.filter(task=task, metric=metric, source__in=languages, target__in=languages)
+            .values("run_id")
+            .annotate(
+                same_script=models.Avg("value", filter=same_script),
+                cross_script=models.Avg("value", filter=~same_script),
+                same_family=models.Avg("value", filter=same_family),
+                cross_family=models.Avg("value", filter=~same_family),
+                n_same_script=Count("id", filter=same_script),
+                n_cross_script=Count("id", filter=~same_script),
+            )
+            .order_by()
+        )
 
 
 class Score(models.Model):

@@ -5,6 +5,11 @@ from leaderboard import views
 app_name = "leaderboard"
 urlpatterns = [
     path("", views.overview, name="overview"),
+    path("tasks/<str:task>/", views.task_detail, name="task"),
+    path("crosslingual/", views.crosslingual, name="crosslingual"),
+    path("compare/", views.compare, name="compare"),
+    path("results/<int:run_id>/", views.run_detail, name="run_detail"),
+    path("results/<int:run_id>/files/<str:name>", views.run_artefact, name="run_artefact"),
     path("datasets/", views.dataset_list, name="dataset_list"),
     path("datasets/<int:dataset_id>/", views.dataset_detail, name="dataset_detail"),
 ]

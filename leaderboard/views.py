@@ -1,18 +1,72 @@
-from django.shortcuts import get_object_or_404, render
+"""Public pages of the leaderboard. Each view names its page builder and template; nothing else."""
 
-from evaluation.models import Dataset, Run
+from __future__ import annotations
+
+import mimetypes
+from pathlib import PurePosixPath
+
+from django.core.files.storage import default_storage
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
+from django.views.decorators.http import require_GET
+
+from evaluation.models import Run
+from leaderboard import pages
+from leaderboard.responses import public_page
 
 
-def overview(request):
-    runs = Run.objects.finished().select_related("model", "dataset")
-    return render(request, "leaderboard/overview.html", {"runs": runs})
+@require_GET
+def overview(request: HttpRequest) -> HttpResponse:
+    return public_page(request, "overview", "leaderboard/overview.html", lambda: pages.overview_page(request.GET))
 
 
-def dataset_list(request):
-    datasets = Dataset.objects.with_item_counts()
-    return render(request, "leaderboard/dataset_list.html", {"datasets": datasets})
+@require_GET
+def task_detail(request: HttpRequest, task: str) -> HttpResponse:
+    if task == "t4":
+        return public_page(request, "t4", "leaderboard/t4.html", lambda: pages.t4_page(request.GET))
+    return public_page(request, f"task-{task}", "leaderboard/task.html", lambda: pages.task_page(request.GET, task))
 
 
-def dataset_detail(request, dataset_id: int):
-    dataset = get_object_or_404(Dataset, pk=dataset_id)
-    return render(request, "leaderboard/dataset_detail.html", {"dataset": dataset})
+@require_GET
+def crosslingual(request: HttpRequest) -> HttpResponse:
+    return public_page(
+        request, "crosslingual", "leaderboard/crosslingual.html", lambda: pages.crosslingual_page(request.GET)
+    )
+
+
+@require_GET
+def compare(request: HttpRequest) -> HttpResponse:
+    return public_page(request, "compare", "leaderboard/compare.html", lambda: pages.compare_page(request.GET))
+
+
+@require_GET
+def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
+    return public_page(request, f"run-{run_id}", "leaderboard/run_detail.html", lambda: pages.run_page(run_id))
+
+
+@require_GET
+def run_artefact(request: HttpRequest, run_id: int, name: str) -> FileResponse:
+    """A file the run listed in its details; only listed files can be fetched, by their name."""
+    run = get_object_or_404(Run, pk=run_id)
+    path = pages.artefacts(run).get(name)
+    if path is None or not default_storage.exists(path):
+        raise Http404("No such artefact for this run")
+    content_type = mimetypes.guess_type(path)[0] or "application/octet-stream"
+    return FileResponse(
+        default_storage.open(path, "rb"),
+        as_attachment=True,
+        filename=f"run{run.pk}-{PurePosixPath(path).name}",
+        content_type=content_type,
+    )
+
+
+@require_GET
+def dataset_list(request: HttpRequest) -> HttpResponse:
+    return public_page(request, "datasets", "leaderboard/dataset_list.html", pages.dataset_list_page)
+
+
+@require_GET
+def dataset_detail(request: HttpRequest, dataset_id: int) -> HttpResponse:
+    return public_page(
+        request, f"dataset-{dataset_id}", "leaderboard/dataset_detail.html", lambda: pages.dataset_page(dataset_id)
+    )

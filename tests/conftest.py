@@ -1,3 +1,4 @@
+import importlib
 import os
 
 import pytest
@@ -22,10 +23,13 @@ def browser():
     # Playwright's sync API runs an event loop in this thread; the ORM calls that tests make
     # between page actions are still plain synchronous calls.
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS)
-        yield chromium
-        chromium.close()
+    try:
+        with sync_playwright() as playwright:
+            chromium = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS)
+            yield chromium
+            chromium.close()
+    finally:
+        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
 
 
 @pytest.fixture
@@ -40,3 +44,25 @@ def page(browser):
     yield page
     context.close()
     assert not errors, f"Browser console errors: {errors}"
+
+
+@pytest.fixture(autouse=True)
+def _languages_in_transactional_tests(request):
+    """Put back the 13 languages the data migration seeds, for tests that use a transactional database.
+
+    Such tests empty every table when they finish, so the rows the migration wrote are gone for the
+    next one; serialized_rollback cannot restore them in tests that drive Playwright. pytest-django
+    runs transactional tests last, so plain `db` tests always see the migrated rows.
+    """
+    marker = request.node.get_closest_marker("django_db")
+    transactional = bool(marker and (marker.kwargs.get("transaction") or (marker.args and marker.args[0])))
+    if (
+        not transactional
+        and "transactional_db" not in request.fixturenames
+        and "live_server" not in request.fixturenames
+    ):
+        return
+    request.getfixturevalue("transactional_db")
+    from django.apps import apps
+
+    importlib.import_module("evaluation.migrations.0002_seed_languages").seed_languages(apps, None)

@@ -84,7 +84,9 @@ DATABASES = {
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # A busy timeout lets the web process and the worker share the SQLite file without
     # "database is locked" errors during short write bursts.
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 30
+    # IMMEDIATE transactions take the write lock up front, so concurrent writers queue on the busy
+    # timeout instead of failing with "database is locked" when a read transaction upgrades.
+    DATABASES["default"].setdefault("OPTIONS", {}).update({"timeout": 30, "transaction_mode": "IMMEDIATE"})
     DATABASES["default"]["CONN_MAX_AGE"] = 0
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -142,6 +144,8 @@ CELERY_BROKER_TRANSPORT_OPTIONS: dict = (
         "data_folder_in": str(_broker_folder),
         "data_folder_out": str(_broker_folder),
         "processed_folder": str(VAR_DIR / "celery" / "processed"),
+        # Broadcast exchanges (remote control) would otherwise land in ./control of the cwd.
+        "control_folder": str(VAR_DIR / "celery" / "control"),
         "store_processed": False,
     }
     if CELERY_BROKER_URL.startswith("filesystem")
@@ -191,10 +195,16 @@ ACCOUNT_LOGIN_METHODS = {"email"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
 ACCOUNT_EMAIL_VERIFICATION = env_str("ACCOUNT_EMAIL_VERIFICATION", "optional")
 ACCOUNT_ADAPTER = "accounts.adapters.AccountAdapter"
+# Sign-up also asks which languages a person reads natively (annotator profile).
+ACCOUNT_FORMS = {"signup": "accounts.forms.SignupForm"}
 LOGIN_REDIRECT_URL = "/"
 LOGIN_URL = "account_login"
 EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "leaderboard@nirdesha.local")
+
+# Human validation: an item handed to an annotator returns to the pool when they have not rated it
+# within this many seconds, so abandoned items never block a campaign.
+ANNOTATION_LEASE_SECONDS = env_int("ANNOTATION_LEASE_SECONDS", 30 * 60)
 
 # Uploads are small (forms and JSON); anything larger is refused before it reaches a view.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 2 * 1024 * 1024)

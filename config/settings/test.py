@@ -35,6 +35,7 @@ if CELERY_BROKER_URL.startswith("filesystem"):
         "data_folder_in": str(TEST_VAR_DIR / "broker"),
         "data_folder_out": str(TEST_VAR_DIR / "broker"),
         "processed_folder": str(TEST_VAR_DIR / "processed"),
+        "control_folder": str(TEST_VAR_DIR / "control"),
         "store_processed": False,
     }
 if not os.environ.get("CELERY_RESULT_BACKEND"):

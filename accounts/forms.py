@@ -1,0 +1,26 @@
+"""Sign-up for annotators: allauth's e-mail sign-up plus the languages a person reads natively."""
+
+from __future__ import annotations
+
+from allauth.account.forms import SignupForm as AllauthSignupForm
+from django import forms
+
+from evaluation.models import Language
+
+
+class SignupForm(AllauthSignupForm):
+    native_languages = forms.ModelMultipleChoiceField(
+        queryset=Language.objects.filter(is_source=False).order_by("name"),
+        widget=forms.CheckboxSelectMultiple,
+        required=False,
+        label="Languages you read natively",
+        help_text="Only needed if you want to validate translations. Staff approve each language first.",
+    )
+
+    def save(self, request):
+        # Imported here: the accounts app is loaded before the annotation app's models are ready.
+        from annotation.services import set_native_languages
+
+        user = super().save(request)
+        set_native_languages(user, self.cleaned_data.get("native_languages") or [])
+        return user

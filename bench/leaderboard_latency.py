@@ -1,0 +1,332 @@
+"""Latency of the public leaderboard and its API with 200 models, cached and uncached.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/NAME REDIS_URL=redis://127.0.0.1:6379/N \\
+        .venv/bin/python bench/leaderboard_latency.py [--models 200] [--clients 20] [--requests 400]
+
+Everything stays on the loopback interface and is bounded:
+
+1. a scratch PostgreSQL database `<NAME>_latency_bench` is created, migrated and filled with
+   `--models` finished runs on one benchmark version, each with every task's synthetic scores
+   (12 languages, 132 ordered pairs, all metrics, bootstrap intervals: about 1,200 scores a run),
+   then analysed as autovacuum would;
+2. two gunicorn servers start on 127.0.0.1 against it: one caching public pages as deployed
+   (generation keys in the cache; Redis when REDIS_URL is set), one with
+   PUBLIC_PAGE_CACHE_SECONDS=0 so that every request computes the page;
+3. `--clients` threads, each with its own keep-alive http.client connection, share `--requests`
+   requests per page and server; the cached server is warmed with one request per page first;
+4. p50/p95/max latency and throughput are printed per page and server, with the uncached/cached
+   ratios of this one run, and the target (p95 < 100 ms cached) is checked.
+
+The scratch database is dropped at the end (keep it with --keep).
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import os
+import random
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+from tqdm import tqdm
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+PAGES = {
+    "overview": "/",
+    "overview, Hindi + Tamil, sorted by T2": "/?languages=hin&languages=tam&sort=-t2",
+    "T1 per-language table": "/tasks/t1/",
+    "API leaderboard": "/api/leaderboard/",
+    "API scores (filtered)": "/api/scores/?task=t1&metric=recall@1&source=hin",
+}
+TARGET_P95_MS = 100.0
+
+
+def scratch_url(database_url: str) -> tuple[str, str]:
+    parts = urlsplit(database_url)
+    name = parts.path.lstrip("/") or "postgres"
+    scratch = f"{name}_latency_bench"
+    return urlunsplit(parts._replace(path=f"/{scratch}")), scratch
+
+
+def recreate_database(database_url: str, name: str) -> None:
+    import psycopg
+
+    admin = urlunsplit(urlsplit(database_url)._replace(path="/postgres"))
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        connection.execute(f'CREATE DATABASE "{name}"')
+
+
+def drop_database(database_url: str, name: str) -> None:
+    import psycopg
+
+    admin = urlunsplit(urlsplit(database_url)._replace(path="/postgres"))
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def synthetic_scores(run, languages: dict, generator: random.Random, level: float) -> list:
+    """Every task's scores for one run: T1/T3 per language, T2/T3x per ordered pair, T4 per language."""
+    from evaluation.languages import TARGET_CODES
+    from evaluation.models import Score
+
+    scores = []
+
+    def add(task: str, source: str, target: str | None, metric: str, value: float) -> None:
+        width = generator.uniform(0.005, 0.03)
+        scores.append(
+            Score(
+                run=run,
+                task=task,
+                source=languages[source],
+                target=languages[target] if target else None,
+                metric=metric,
+                value=value,
+                ci_low=max(0.0, value - width),
+                ci_high=min(1.0, value + width),
+            )
+        )
+
+    for source in TARGET_CODES:
+        for position, metric in enumerate(("recall@1", "recall@5", "recall@10", "mrr@10")):
+            base = min(0.95, level * (1 + 0.5 * position) + generator.uniform(-0.02, 0.02))
+            add("t1", source, None, metric, max(0.0, base))
+            add("t3", source, None, metric, max(0.0, min(0.95, base * 1.1)))
+            for target in TARGET_CODES:
+                if target != source:
+                    add("t2", source, target, metric, max(0.0, base * generator.uniform(0.5, 0.9)))
+                    add("t3x", source, target, metric, max(0.0, base * generator.uniform(0.6, 0.95)))
+        for metric, value in (("auroc", 0.5 + level), ("auprc", 0.4 + level), ("accuracy", 0.6 + level / 2)):
+            add("t4", source, None, metric, min(0.99, value))
+        add("t4", source, None, "ece", generator.uniform(0.02, 0.2))
+        add("t4", source, None, "ece_calibrated", generator.uniform(0.01, 0.05))
+    return scores
+
+
+def fill(models: int, seed: int = 11) -> int:
+    """Migrate the scratch database and write `models` finished runs with every task's scores."""
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from evaluation.models import Dataset, EmbeddingModel, Language, Run, Score
+
+    call_command("migrate", verbosity=0)
+    generator = random.Random(seed)
+    dataset = Dataset.objects.create(name="nirdesha", version="1.0", declared_pool_size=50_000, license="Apache-2.0")
+    languages = {language.code: language for language in Language.objects.all()}
+    total = 0
+    for index in tqdm(range(models), desc="synthetic runs", unit="run"):
+        model = EmbeddingModel.objects.create(
+            name=f"bench/model-{index:03d}",
+            display_name=f"Bench model {index:03d}",
+            parameter_count=generator.choice([None, 120_000_000, 280_000_000, 560_000_000]),
+        )
+        run = Run.objects.create(model=model, dataset=dataset, status=Run.Status.DONE, origin=Run.Origin.RERUN)
+        scores = synthetic_scores(run, languages, generator, generator.uniform(0.02, 0.4))
+        Score.objects.bulk_create(scores, batch_size=5000)
+        total += len(scores)
+    # Autovacuum would analyse the new rows shortly; doing it now gives the planner the statistics a
+    # running site has, instead of measuring plans made for an empty table.
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+    return total
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start_server(env: dict[str, str], workers: int) -> tuple[subprocess.Popen, int]:
+    port = free_port()
+    command = [
+        str(ROOT / ".venv" / "bin" / "gunicorn"),
+        "config.wsgi",
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--workers",
+        str(workers),
+        "--log-level",
+        "warning",
+    ]
+    process = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            connection.request("GET", "/api/")
+            if connection.getresponse().status == 200:
+                return process, port
+        except OSError:
+            time.sleep(0.3)
+    stop_server(process)
+    raise RuntimeError("gunicorn did not start within 60 s")
+
+
+def stop_server(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def measure(port: int, path: str, clients: int, requests: int, timeout: float) -> dict[str, float]:
+    """`requests` GETs of `path` shared by `clients` threads, each on its own keep-alive connection."""
+    latencies: list[float] = []
+    failures: list[str] = []
+    lock = threading.Lock()
+    remaining = [requests]
+
+    def client() -> None:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+        while True:
+            with lock:
+                if remaining[0] <= 0:
+                    break
+                remaining[0] -= 1
+            started = time.perf_counter()
+            try:
+                connection.request("GET", path)
+                response = connection.getresponse()
+                response.read()
+                status = response.status
+            except OSError as error:
+                connection.close()
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+                with lock:
+                    failures.append(str(error))
+                continue
+            elapsed = (time.perf_counter() - started) * 1000
+            with lock:
+                if status == 200:
+                    latencies.append(elapsed)
+                else:
+                    failures.append(f"HTTP {status}")
+        connection.close()
+
+    started = time.perf_counter()
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    wall = time.perf_counter() - started
+    if not latencies:
+        raise RuntimeError(f"every request to {path} failed: {failures[:3]}")
+    ordered = sorted(latencies)
+    return {
+        "p50": statistics.median(ordered),
+        "p95": ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))],
+        "max": ordered[-1],
+        "rps": len(ordered) / wall,
+        "ok": len(ordered),
+        "failed": len(failures),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--models", type=int, default=200)
+    parser.add_argument("--clients", type=int, default=20)
+    parser.add_argument("--requests", type=int, default=400, help="per page and server (cached)")
+    parser.add_argument("--uncached-requests", type=int, default=60, help="per page on the uncached server")
+    parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes per server")
+    parser.add_argument("--timeout", type=float, default=60.0, help="per request, seconds")
+    parser.add_argument("--keep", action="store_true", help="keep the scratch database")
+    args = parser.parse_args()
+
+    database_url = os.environ.get("DATABASE_URL", "")
+    if not database_url.startswith(("postgres://", "postgresql://")):
+        print("Set DATABASE_URL to a PostgreSQL server (the scratch database is created next to it).")
+        return 2
+    bench_url, bench_name = scratch_url(database_url)
+    recreate_database(database_url, bench_name)
+    env = {**os.environ, "DATABASE_URL": bench_url, "DJANGO_SETTINGS_MODULE": "config.settings.base", "DEBUG": "0"}
+    os.environ.update({"DATABASE_URL": bench_url, "DJANGO_SETTINGS_MODULE": "config.settings.base"})
+    servers: list[subprocess.Popen] = []
+    scratch = ""
+    try:
+        started = time.perf_counter()
+        scores = fill(args.models)
+        print(f"{args.models} runs, {scores:,} scores written in {time.perf_counter() - started:.0f} s")
+        from django.conf import settings
+
+        cache_backend = settings.CACHES["default"]["BACKEND"].rsplit(".", 1)[-1]
+        cached, cached_port = start_server(env, args.workers)
+        servers.append(cached)
+        # The uncached server gets its own file cache in a scratch folder with a zero timeout, so it
+        # neither stores pages nor reads those the cached server stored in the shared cache.
+        scratch = tempfile.mkdtemp(prefix="latency-bench-")
+        uncached_env = {key: value for key, value in env.items() if key not in ("REDIS_URL", "CACHE_URL")}
+        uncached_env.update({"PUBLIC_PAGE_CACHE_SECONDS": "0", "NIRDESHA_VAR_DIR": scratch})
+        uncached, uncached_port = start_server(uncached_env, args.workers)
+        servers.append(uncached)
+        print(
+            f"gunicorn: {args.workers} workers per server; {args.clients} concurrent clients; "
+            f"cache {cache_backend}; {os.cpu_count()} CPU cores on this machine"
+        )
+        # Every worker process loads the URL configuration (and plotly) on its first request, so both
+        # servers first get a round of requests on every page; the cached one then holds every page.
+        for port in (cached_port, uncached_port):
+            for path in PAGES.values():
+                measure(port, path, args.clients, 2 * args.clients, args.timeout)
+        results = {}
+        for name, path in PAGES.items():
+            results[name] = {
+                "cached": measure(cached_port, path, args.clients, args.requests, args.timeout),
+                "uncached": measure(uncached_port, path, args.clients, args.uncached_requests, args.timeout),
+            }
+        print()
+        header = f"{'page':40} {'':9} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'req/s':>7} {'failed':>6}"
+        print(header)
+        print("-" * len(header))
+        worst_cached_p95 = 0.0
+        for name, result in results.items():
+            for mode in ("cached", "uncached"):
+                row = result[mode]
+                label = name if mode == "cached" else ""
+                print(
+                    f"{label:40} {mode:9} {row['p50']:8.1f} {row['p95']:8.1f} {row['max']:8.1f} "
+                    f"{row['rps']:7.1f} {row['failed']:6d}"
+                )
+            p50_ratio = result["uncached"]["p50"] / result["cached"]["p50"]
+            p95_ratio = result["uncached"]["p95"] / result["cached"]["p95"]
+            print(f"{'':40} {'ratio':9} uncached/cached: p50 {p50_ratio:.1f}×, p95 {p95_ratio:.1f}×")
+            worst_cached_p95 = max(worst_cached_p95, result["cached"]["p95"])
+        verdict = "met" if worst_cached_p95 < TARGET_P95_MS else "NOT met"
+        print(f"\nTarget p95 < {TARGET_P95_MS:.0f} ms cached: {verdict} (worst cached p95 {worst_cached_p95:.1f} ms)")
+        return 0
+    finally:
+        for server in servers:
+            stop_server(server)
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
+        from django.db import connections
+
+        connections.close_all()
+        if not args.keep:
+            drop_database(database_url, bench_name)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

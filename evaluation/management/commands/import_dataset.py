@@ -1,0 +1,84 @@
+"""manage.py import_dataset SOURCE: import a dataset version from a folder or the Hugging Face Hub."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
+
+from evaluation.dataset_files import DEFAULT_MAX_PROBLEMS, DatasetFileError
+from evaluation.engine.errors import HubUnreachableError
+from evaluation.importing import DEFAULT_BATCH_SIZE, HUB_PREFIX, ImportRefused, fetch_from_hub, import_dataset
+
+
+class Command(BaseCommand):
+    help = (
+        "Import a dataset version from a folder of nirdesha_<iso639-3>_<Script>.jsonl files, a folder of "
+        "validation CSVs (Hindi.csv ...), or a Hugging Face dataset (hf://owner/name or --hub owner/name). "
+        "The import lands whole or not at all."
+    )
+
+    def add_base_argument(self, parser: CommandParser, *args: str, **kwargs: object) -> None:
+        # --version names the dataset version here, so Django's own --version (print Django's
+        # version and exit) gives way to it.
+        if "--version" not in args:
+            super().add_base_argument(parser, *args, **kwargs)
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("source", nargs="?", help="A folder, or hf://owner/name.")
+        parser.add_argument("--hub", metavar="OWNER/NAME", help="A Hugging Face dataset id to download.")
+        parser.add_argument("--revision", help="Branch, tag or commit of the Hugging Face dataset.")
+        parser.add_argument("--name", help="Dataset name (default: the card's, else 'nirdesha').")
+        parser.add_argument("--version", help="Dataset version (default: the card's, else 1.0).")
+        parser.add_argument("--license", help="License (default: the card's, else Apache-2.0).")
+        parser.add_argument("--description")
+        parser.add_argument("--provenance")
+        parser.add_argument("--translation-pipeline")
+        parser.add_argument("--citation")
+        parser.add_argument("--homepage")
+        parser.add_argument("--demo", action="store_true", help="Mark the dataset as a demo sample.")
+        parser.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE)
+        parser.add_argument("--max-errors", type=int, default=DEFAULT_MAX_PROBLEMS, help="Stop after this many.")
+        parser.add_argument(
+            "--writer",
+            choices=["auto", "bulk_create", "copy"],
+            default="auto",
+            help="How rows are written: auto uses COPY on PostgreSQL and bulk_create elsewhere.",
+        )
+
+    def handle(self, *args: object, **options: object) -> None:
+        source = options["source"]
+        hub = options["hub"]
+        if bool(source) == bool(hub):
+            raise CommandError("Give exactly one SOURCE: a folder, hf://owner/name, or --hub owner/name.")
+        if options["batch_size"] < 1 or options["max_errors"] < 1:
+            raise CommandError("--batch-size and --max-errors must be at least 1.")
+        try:
+            if hub or str(source).startswith(HUB_PREFIX):
+                self.stdout.write(f"Downloading {hub or source} from the Hugging Face Hub…")
+                folder, label = fetch_from_hub(str(hub or source), revision=options["revision"])
+            else:
+                folder, label = Path(str(source)), None
+            card = {
+                key: options[key]
+                for key in ("license", "description", "provenance", "translation_pipeline", "citation", "homepage")
+            }
+            verbosity = int(options["verbosity"])
+            result = import_dataset(
+                folder,
+                name=options["name"],
+                version=options["version"],
+                card=card,
+                is_demo=bool(options["demo"]),
+                source_label=label,
+                batch_size=int(options["batch_size"]),
+                max_problems=int(options["max_errors"]),
+                writer=options["writer"],
+                progress=lambda total: tqdm(total=total, unit=" rows", disable=verbosity < 1, desc="Importing"),
+            )
+        except (DatasetFileError, ImportRefused, HubUnreachableError) as error:
+            raise CommandError(str(error)) from error
+        for warning in result.warnings:
+            self.stderr.write(self.style.WARNING(f"Warning: {warning}"))
+        self.stdout.write(self.style.SUCCESS(result.summary) if result.created else result.summary)

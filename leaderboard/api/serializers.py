@@ -1,0 +1,102 @@
+"""Read-only representations of the leaderboard's data."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+from rest_framework import serializers
+
+from evaluation.models import Dataset, EmbeddingModel, Run, Score
+
+
+class EmbeddingModelSerializer(serializers.ModelSerializer):
+    label = serializers.CharField(read_only=True)
+
+    class Meta:
+        model = EmbeddingModel
+        fields = ["id", "name", "display_name", "label", "kind", "license", "parameter_count"]
+
+
+class DatasetBriefSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Dataset
+        fields = ["id", "name", "version", "is_demo"]
+
+
+class RunSerializer(serializers.ModelSerializer):
+    model = EmbeddingModelSerializer(read_only=True)
+    dataset = DatasetBriefSerializer(read_only=True)
+    page = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Run
+        fields = [
+            "id",
+            "model",
+            "dataset",
+            "origin",
+            "status",
+            "revision",
+            "resolved_commit",
+            "engine_version",
+            "tasks",
+            "languages",
+            "created_at",
+            "finished_at",
+            "page",
+        ]
+
+    def get_page(self, run: Run) -> str:
+        return reverse("leaderboard:run_detail", args=[run.pk])
+
+
+class RunDetailSerializer(RunSerializer):
+    class Meta(RunSerializer.Meta):
+        fields = [*RunSerializer.Meta.fields, "manifest", "details"]
+
+
+class ScoreSerializer(serializers.ModelSerializer):
+    run = serializers.PrimaryKeyRelatedField(read_only=True)
+    model = serializers.CharField(source="run.model.name", read_only=True)
+    source = serializers.CharField(source="source_id", read_only=True)
+    target = serializers.CharField(source="target_id", read_only=True, allow_null=True)
+
+    class Meta:
+        model = Score
+        fields = ["id", "run", "model", "task", "source", "target", "metric", "value", "ci_low", "ci_high"]
+
+
+class DatasetSerializer(serializers.ModelSerializer):
+    item_count = serializers.IntegerField(read_only=True)
+    finished_runs = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = Dataset
+        fields = [
+            "id",
+            "name",
+            "version",
+            "license",
+            "description",
+            "provenance",
+            "translation_pipeline",
+            "citation",
+            "homepage",
+            "content_hash",
+            "declared_pool_size",
+            "is_demo",
+            "item_count",
+            "finished_runs",
+        ]
+
+
+class AgreementSerializer(serializers.Serializer):
+    language = serializers.CharField()
+    language_name = serializers.CharField()
+    n = serializers.IntegerField()
+    percent_agreement = serializers.FloatField(allow_null=True)
+    kappa = serializers.FloatField(allow_null=True)
+    kappa_ci_low = serializers.FloatField(allow_null=True)
+    kappa_ci_high = serializers.FloatField(allow_null=True)
+    alpha = serializers.FloatField(allow_null=True)
+    ac1 = serializers.FloatField(allow_null=True)
+    ac1_band = serializers.CharField(allow_blank=True, allow_null=True)

@@ -1,0 +1,165 @@
+"""Read-only API of the leaderboard: models, runs, scores, the leaderboard table and datasets."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db.models import Count, Q
+from django.http import HttpResponse, HttpResponseBase
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import viewsets
+from rest_framework.decorators import action
+from rest_framework.renderers import JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from annotation.reports import agreement_by_language
+from evaluation.models import Dataset, EmbeddingModel, Run, Score
+from leaderboard.api.filters import RunFilter, ScoreFilter
+from leaderboard.api.serializers import (
+    AgreementSerializer,
+    DatasetSerializer,
+    EmbeddingModelSerializer,
+    RunDetailSerializer,
+    RunSerializer,
+    ScoreSerializer,
+)
+from leaderboard.cache import generation_key
+from leaderboard.pages import overview_page
+from leaderboard.responses import canonical_query
+
+
+def cached_json(request: Request, key: str, compute: Callable[[], Response | object]) -> HttpResponseBase:
+    """Serve a read response from the cache, stored as rendered JSON under the page generation.
+
+    JSON clients get the stored bytes as they are (no serializer, no renderer on a hit); the
+    browsable API renders the same data. A non-200 response is passed through and not stored.
+    """
+    body = cache.get(key)
+    if body is None:
+        result = compute()
+        if isinstance(result, Response):
+            if result.status_code != 200:
+                return result
+            result = result.data
+        body = JSONRenderer().render(result)
+        cache.set(key, body, settings.PUBLIC_PAGE_CACHE_SECONDS)
+    if getattr(request, "accepted_renderer", None) is None or request.accepted_renderer.format == "json":
+        return HttpResponse(body, content_type="application/json")
+    return Response(json.loads(body))
+
+
+class CachedReadMixin:
+    """Serve list and detail responses from the cache, under the generation of the public pages.
+
+    The read API shows the same public data as the pages, whoever asks, so a response is stored per
+    host (pagination links are absolute), path and query string until the next import or finished run.
+    """
+
+    def list(self, request: Request, *args, **kwargs) -> HttpResponseBase:
+        return self._cached(request, lambda: super(CachedReadMixin, self).list(request, *args, **kwargs))
+
+    def retrieve(self, request: Request, *args, **kwargs) -> HttpResponseBase:
+        return self._cached(request, lambda: super(CachedReadMixin, self).retrieve(request, *args, **kwargs))
+
+    def _cached(self, request: Request, compute) -> HttpResponseBase:
+        key = generation_key("api", request.get_host(), request.path, canonical_query(request._request))
+        return cached_json(request, key, compute)
+
+
+class EmbeddingModelViewSet(CachedReadMixin, viewsets.ReadOnlyModelViewSet):
+    """Models with at least one finished run."""
+
+    serializer_class = EmbeddingModelSerializer
+    filterset_fields = ["kind"]
+
+    def get_queryset(self):
+        return EmbeddingModel.objects.filter(runs__status=Run.Status.DONE).distinct().order_by("pk")
+
+
+class RunViewSet(CachedReadMixin, viewsets.ReadOnlyModelViewSet):
+    """Finished runs (published results and runs evaluated here). Submissions have their own endpoint."""
+
+    filterset_class = RunFilter
+
+    def get_queryset(self):
+        return Run.objects.finished().select_related("model", "dataset").order_by("pk")
+
+    def get_serializer_class(self):
+        return RunDetailSerializer if self.action == "retrieve" else RunSerializer
+
+
+class ScoreViewSet(CachedReadMixin, viewsets.ReadOnlyModelViewSet):
+    """Every score of every finished run, one per task, language (or ordered pair) and metric.
+
+    Values are fractions between 0 and 1; ci_low/ci_high are 95% bootstrap bounds (null for the
+    published results)."""
+
+    serializer_class = ScoreSerializer
+    filterset_class = ScoreFilter
+
+    def get_queryset(self):
+        return Score.objects.filter(run__status=Run.Status.DONE).select_related("run__model").order_by("pk")
+
+
+LEADERBOARD_PARAMETERS = [
+    OpenApiParameter("dataset", OpenApiTypes.INT, description="benchmark version id (default: the full benchmark)"),
+    OpenApiParameter("languages", OpenApiTypes.STR, many=True, description="ISO 639-3 codes to average over"),
+    OpenApiParameter("script", OpenApiTypes.STR, many=True, description="ISO 15924 script codes"),
+    OpenApiParameter("family", OpenApiTypes.STR, many=True, description="language families"),
+    OpenApiParameter("pairs", OpenApiTypes.STR, enum=["both", "source"], description="which cross-lingual pairs count"),
+    OpenApiParameter("origin", OpenApiTypes.STR, enum=["published", "rerun"]),
+    OpenApiParameter("kind", OpenApiTypes.STR, enum=["dense", "lexical"]),
+    OpenApiParameter("size", OpenApiTypes.STR, enum=["small", "base", "large", "unknown"]),
+    OpenApiParameter("sort", OpenApiTypes.STR, description="column key, '-' for descending"),
+]
+
+
+class LeaderboardViewSet(viewsets.ViewSet):
+    """The overview table as data: the same rows, filters and averages as the leaderboard page."""
+
+    @extend_schema(parameters=LEADERBOARD_PARAMETERS, responses={200: OpenApiTypes.OBJECT})
+    def list(self, request: Request) -> HttpResponseBase:
+        return cached_json(
+            request,
+            generation_key("api", "leaderboard", canonical_query(request._request)),
+            lambda: self.table(request),
+        )
+
+    @staticmethod
+    def table(request: Request) -> dict:
+        page = overview_page(request.query_params)
+        table = page.tables["overview"]
+        context = page.context
+        return {
+            "benchmark": str(context["dataset"]) if context["dataset"] else None,
+            "benchmark_id": context["dataset"].pk if context["dataset"] else None,
+            "languages": context["languages"],
+            "pairs": context["pair_mode"],
+            "errors": context["errors"],
+            "averaging": "mean over the selected languages each model covers; missing languages are not zeros",
+            "rows": [dict(zip(table.headers, row, strict=True)) for row in table.rows],
+        }
+
+
+class DatasetViewSet(CachedReadMixin, viewsets.ReadOnlyModelViewSet):
+    """Benchmark versions with their cards."""
+
+    serializer_class = DatasetSerializer
+
+    def get_queryset(self):
+        return Dataset.objects.annotate(
+            item_count=Count("items", distinct=True),
+            finished_runs=Count("runs", filter=Q(runs__status=Run.Status.DONE), distinct=True),
+        ).order_by("pk")
+
+    @extend_schema(responses={200: AgreementSerializer(many=True)})
+    @action(detail=True)
+    def agreement(self, request: Request, pk: str | None = None) -> Response:
+        """Agreement of the native-speaker validation per language."""
+        dataset = self.get_object()
+        return Response(AgreementSerializer(agreement_by_language(dataset), many=True).data)

@@ -1,0 +1,846 @@
+"""What each public page shows, assembled from QuerySets and the pure table/plot modules.
+
+Every builder takes the request's query parameters and returns a `Page`: the template context plus
+the page's tables in a plain form for the CSV/JSON downloads. Builders issue a fixed number of
+queries whatever the number of models, and hold no rules of their own: averages, ranks and figures
+come from leaderboard.tables, leaderboard.ranking and leaderboard.plots.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+
+from django.db.models import Count
+from django.http import Http404, QueryDict
+
+from evaluation.languages import BY_CODE, LANGUAGES
+from evaluation.models import Dataset, Item, Run, Score, Task
+from leaderboard import plots
+from leaderboard.filters import LeaderboardFilter
+from leaderboard.tables import (
+    OVERVIEW_COLUMNS,
+    Column,
+    RunInfo,
+    asymmetry,
+    build_language_table,
+    build_overview,
+    cell_from_aggregate,
+    expected_units,
+    group_pairs,
+    manifest_facts,
+    mark_best,
+    next_sort,
+    pair_matrix,
+    score_sections,
+    select_languages,
+)
+
+LANGUAGE_ORDER = {lang.code: position for position, lang in enumerate(LANGUAGES)}
+RETRIEVAL_TASKS = ("t1", "t2", "t3", "t3x")
+ARTEFACT_SUFFIXES = (".npy", ".npz", ".json", ".csv", ".jsonl", ".log", ".txt")
+TASK_METRICS = {"recall@1": "R@1", "recall@5": "R@5", "mrr@10": "MRR@10"}
+ALL_RETRIEVAL_METRICS = ("recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10")
+T4_METRICS = ("auroc", "auprc", "accuracy", "ece", "ece_calibrated", "ece_hist", "ece_temp", "ece_reference")
+CALIBRATORS = {"hist": "histogram binning", "temp": "temperature scaling", "temperature": "temperature scaling"}
+T4_LABELS = {
+    "auroc": "AUROC",
+    "auprc": "AUPRC",
+    "accuracy": "Accuracy",
+    "ece": "ECE",
+    "ece_calibrated": "ECE calibrated",
+    "ece_hist": "ECE (histogram binning)",
+    "ece_temp": "ECE (temperature)",
+    "ece_reference": "Reference “ECE” ⚠",
+}
+METRIC_LABELS = {"recall@1": "Recall@1", "recall@5": "Recall@5", "recall@10": "Recall@10", "mrr@10": "MRR@10"}
+TASK_TITLES = {
+    "t1": "T1 · monolingual retrieval (persona → instruction)",
+    "t2": "T2 · cross-lingual retrieval (persona → instruction)",
+    "t3": "T3 · reverse retrieval, monolingual (instruction → persona)",
+    "t3x": "T3 · reverse retrieval, cross-lingual (instruction → persona)",
+    "t4": "T4 · compatibility classification",
+}
+
+
+@dataclass
+class ExportTable:
+    headers: list[str]
+    rows: list[list]
+
+
+@dataclass
+class Page:
+    title: str
+    context: dict
+    tables: dict[str, ExportTable] = field(default_factory=dict)
+
+
+def ordered_codes(codes) -> list[str]:
+    return sorted(set(codes), key=lambda code: LANGUAGE_ORDER.get(code, 99))
+
+
+def run_info(run: Run) -> RunInfo:
+    return RunInfo(
+        id=run.pk,
+        label=run.model.label,
+        model_name=run.model.name,
+        origin=run.origin,
+        kind=run.model.kind,
+        parameter_count=run.model.parameter_count,
+        dataset=str(run.dataset),
+    )
+
+
+def _ci(cell) -> list:
+    return [cell.value, cell.ci_low, cell.ci_high]
+
+
+@dataclass
+class Selection:
+    """The benchmark version, runs and languages a page shows, resolved from the filter form."""
+
+    form: object
+    errors: list[str]
+    versions: list[Dataset]
+    dataset: Dataset | None
+    runs: list[Run]
+    available: list[str]
+    languages: list[str]
+    pair_mode: str
+    query: str
+    units: list[tuple[str, str, str | None]]
+
+    @property
+    def infos(self) -> list[RunInfo]:
+        return [run_info(run) for run in self.runs]
+
+    @property
+    def run_ids(self) -> list[int]:
+        return [run.pk for run in self.runs]
+
+    @property
+    def language_names(self) -> str:
+        if self.languages == [code for code in self.available if code != "eng"]:
+            return f"all {len(self.languages)} translated languages"
+        return ", ".join(BY_CODE[code].name for code in self.languages if code in BY_CODE) or "none"
+
+
+def resolve_selection(params: QueryDict, unit_columns: list[tuple[str, str]]) -> Selection:
+    """Validate the filters, choose the benchmark version and the runs and languages to average over.
+
+    Invalid values are reported and ignored (the default applies), never guessed.
+    """
+    filterset = LeaderboardFilter(params, queryset=Run.objects.all())
+    form = filterset.form
+    form.is_valid()
+    errors = [f"{form.fields[name].label}: {' '.join(messages)}" for name, messages in form.errors.items()]
+    versions = list(form.fields["dataset"].queryset)
+    dataset = form.cleaned_data.get("dataset") or Dataset.choose_default(versions)
+    chosen_runs = list(filterset.qs.on_benchmark(dataset)) if dataset else []
+    units = (
+        Score.objects.filter(run__dataset=dataset, run__status=Run.Status.DONE).units(unit_columns) if dataset else []
+    )
+    available = ordered_codes([source for _, source, _ in units] + [target for _, _, target in units if target])
+    languages = select_languages(
+        available,
+        codes=form.cleaned_data.get("languages") or [],
+        scripts=form.cleaned_data.get("script") or [],
+        families=form.cleaned_data.get("family") or [],
+        info=BY_CODE,
+    )
+    if dataset and available and not languages:
+        errors.append("No benchmark language matches these filters; choose other languages, scripts or families.")
+    selection = Selection(
+        form=form,
+        errors=errors,
+        versions=versions,
+        dataset=dataset,
+        runs=chosen_runs,
+        available=available,
+        languages=languages,
+        pair_mode=form.cleaned_data.get("pairs") or "both",
+        query=params.urlencode() if hasattr(params, "urlencode") else "",
+        units=units,
+    )
+    return selection
+
+
+FILTER_PARAMS = ("dataset", "languages", "script", "family", "pairs", "origin", "kind", "size")
+
+
+def _params(query: str, names) -> list[tuple[str, str]]:
+    params = QueryDict(query)
+    return [(name, value) for name in params if name in names for value in params.getlist(name)]
+
+
+def _filters_context(selection: Selection, page_params: tuple[str, ...] = ()) -> dict:
+    """Context for the filter form and for links that keep the filters.
+
+    `query` carries only the filters, so links to other views keep the selection but not this
+    page's own choices (`page_params`, e.g. which model a heatmap shows); the forms for those
+    choices carry the filters as hidden fields, and the filter form carries the choices.
+    """
+    filters = _params(selection.query, FILTER_PARAMS)
+    return {
+        "form": selection.form,
+        "errors": selection.errors,
+        "versions": selection.versions,
+        "dataset": selection.dataset,
+        "languages": selection.languages,
+        "language_names": selection.language_names,
+        "pair_mode": selection.pair_mode,
+        "query": _encode(filters),
+        "extra_hidden": _params(selection.query, page_params),
+        "hidden_for_choice": filters + _params(selection.query, ("sort",)),
+        "open_filters": bool(selection.errors),
+    }
+
+
+def _encode(pairs: list[tuple[str, str]]) -> str:
+    query = QueryDict("", mutable=True)
+    for name, value in pairs:
+        query.appendlist(name, value)
+    return query.urlencode()
+
+
+# ---------------------------------------------------------------------------------------------- overview
+
+
+def overview_page(params: QueryDict) -> Page:
+    columns = list(OVERVIEW_COLUMNS)
+    column_keys = [(column.task, column.metric) for column in columns]
+    selection = resolve_selection(params, column_keys)
+    infos = selection.infos
+    aggregates = (
+        Score.objects.for_runs(selection.run_ids).column_means(column_keys, selection.languages, selection.pair_mode)
+        if infos and selection.languages
+        else []
+    )
+    expected = expected_units(selection.units, columns, set(selection.languages), selection.pair_mode)
+    table = build_overview(infos, aggregates, expected, sort=params.get("sort"), columns=columns)
+    ranked = [row for row in table.rows if not row.overall.missing]
+    ranked.sort(key=lambda row: -row.overall.value)
+    figure = (
+        plots.interval_chart(
+            [row.run.label for row in ranked],
+            [(row.overall.value, row.overall.ci_low, row.overall.ci_high) for row in ranked],
+            title="Overall score with interval (mean of the retrieval columns)",
+        )
+        if ranked
+        else None
+    )
+    headers = [
+        ("rank", "Rank"),
+        ("model", "Model"),
+        *[(column.key, column.label) for column in columns],
+        ("params", "Params"),
+    ]
+    sort_links = {key: next_sort(table.sort, key, columns) for key, _ in headers}
+    export_headers = [
+        "run_id",
+        "model",
+        "model_id",
+        "origin",
+        "kind",
+        "parameter_count",
+        "benchmark",
+        "rank_best",
+        "rank_worst",
+        "overall",
+        "overall_ci_low",
+        "overall_ci_high",
+    ]
+    for column in columns:
+        export_headers += [
+            f"{column.key}_{column.metric}",
+            f"{column.key}_ci_low",
+            f"{column.key}_ci_high",
+            f"{column.key}_covered",
+            f"{column.key}_expected",
+        ]
+    export_rows = []
+    for row in table.rows:
+        line = [
+            row.run.id,
+            row.run.label,
+            row.run.model_name,
+            row.run.origin,
+            row.run.kind,
+            row.run.parameter_count,
+            row.run.dataset,
+            row.rank[0] if row.rank else None,
+            row.rank[1] if row.rank else None,
+            *_ci(row.overall),
+        ]
+        for column in columns:
+            cell = row.cells[column.key]
+            line += [*_ci(cell), cell.covered, cell.expected]
+        export_rows.append(line)
+    context = {
+        **_filters_context(selection),
+        "table": table,
+        "headers": headers,
+        "sort_links": sort_links,
+        "overall_labels": [column.label for column in columns if column.key in table.overall_keys],
+        "figure": figure,
+    }
+    return Page("Leaderboard", context, {"overview": ExportTable(export_headers, export_rows)})
+
+
+# ---------------------------------------------------------------------------------------------- task pages
+
+
+def task_page(params: QueryDict, task: str) -> Page:
+    if task not in RETRIEVAL_TASKS:
+        raise Http404("Unknown task")
+    pair = task in ("t2", "t3x")
+    selection = resolve_selection(params, [(task, "recall@1")])
+    infos = selection.infos
+    scores = Score.objects.for_runs(selection.run_ids)
+    languages = selection.languages
+    if pair:
+        values = scores.per_source_means(task, list(ALL_RETRIEVAL_METRICS), languages, selection.pair_mode)
+    else:
+        values = scores.per_language(task, list(ALL_RETRIEVAL_METRICS), languages)
+    # Rows follow the mean R@1, best first, in every table of the page (like the paper's tables).
+    first = build_language_table(infos, values, languages, "recall@1")
+    ranked = [row[0] for row in sorted(first.rows, key=lambda row: -(row[2].value if row[2].value is not None else -1))]
+    tables = [
+        (label, build_language_table(ranked, values, languages, metric)) for metric, label in TASK_METRICS.items()
+    ]
+    # The bar chart shows the eight best models; the tables below have all of them.
+    leaders = tables[0][1].rows[:8]
+    figure = (
+        plots.language_bars(
+            [BY_CODE[code].name for code in languages],
+            {run.label: [(cell.value, cell.ci_low, cell.ci_high) for cell in cells] for run, cells, _ in leaders},
+            title=f"Recall@1 per {'query ' if pair else ''}language (best {len(leaders)} models)",
+        )
+        if leaders and languages
+        else None
+    )
+    headers = ["run_id", "model", "origin", "metric", "language", "value", "ci_low", "ci_high"]
+    rows = [
+        [row["run_id"], None, None, row["metric"], row["source"], row["value"], row.get("ci_low"), row.get("ci_high")]
+        for row in values
+    ]
+    labels = {info.id: info for info in infos}
+    for row in rows:
+        info = labels.get(row[0])
+        row[1], row[2] = (info.label, info.origin) if info else ("", "")
+    if pair:
+        headers[4] = "query_language (mean over document languages)"
+    context = {
+        **_filters_context(selection),
+        "task": task,
+        "pair": pair,
+        "task_title": TASK_TITLES[task],
+        "tables": tables,
+        "figure": figure,
+        "infos": infos,
+    }
+    return Page(TASK_TITLES[task], context, {task: ExportTable(headers, rows)})
+
+
+# ---------------------------------------------------------------------------------------------- T4
+
+
+def reliability_curves(details: dict) -> dict[str, dict[str, list[dict]]]:
+    """Reliability bins from run.details as {group: {"before": bins, "after": bins}}.
+
+    The engine stores, per language (and possibly "all"), the bins before and after calibration;
+    each bin is {"count", "mean_p", "mean_y"}. Column-wise bins ({"count": [...], ...}) and the
+    names base/calibrated are accepted too, so the page does not depend on one spelling.
+    """
+    block = (details or {}).get("t4") or {}
+    raw = block.get("reliability") if isinstance(block, dict) else None
+    if not isinstance(raw, dict):
+        return {}
+
+    def as_bins(value) -> list[dict]:
+        if isinstance(value, dict) and isinstance(value.get("bins"), list | dict):
+            value = value["bins"]
+        if isinstance(value, dict) and all(isinstance(v, list) for v in value.values()):
+            keys = list(value)
+            value = [dict(zip(keys, column, strict=False)) for column in zip(*value.values(), strict=False)]
+        if not isinstance(value, list):
+            return []
+        bins = []
+        for entry in value:
+            if not isinstance(entry, dict):
+                continue
+            mean_p = entry.get("mean_p", entry.get("confidence", entry.get("mean_prob")))
+            mean_y = entry.get("mean_y", entry.get("accuracy", entry.get("frequency")))
+            count = entry.get("count", entry.get("n", 0))
+            if mean_p is not None and mean_y is not None:
+                bins.append({"count": int(count or 0), "mean_p": float(mean_p), "mean_y": float(mean_y)})
+        return bins
+
+    def curve_pair(value) -> dict[str, list[dict]]:
+        if not isinstance(value, dict):
+            return {}
+        before = value.get("before", value.get("base", value.get("uncalibrated")))
+        after = value.get("after", value.get("calibrated"))
+        pair = {}
+        if before is not None:
+            pair["before"] = as_bins(before)
+        if after is not None:
+            pair["after"] = as_bins(after)
+        return {key: bins for key, bins in pair.items() if bins}
+
+    if "before" in raw or "after" in raw or "base" in raw:
+        pair = curve_pair(raw)
+        return {"all": pair} if pair else {}
+    curves = {}
+    for group, value in raw.items():
+        pair = curve_pair(value)
+        if pair:
+            curves[str(group)] = pair
+    return curves
+
+
+def t4_page(params: QueryDict) -> Page:
+    selection = resolve_selection(params, [("t4", "auroc")])
+    infos = selection.infos
+    languages = selection.languages
+    metric_columns = [("t4", metric) for metric in T4_METRICS]
+    aggregates = Score.objects.for_runs(selection.run_ids).column_means(metric_columns, languages) if infos else []
+    by_key = {(row["run_id"], row["metric"]): row for row in aggregates}
+    expected = len(languages)
+    summary = []
+    for info in infos:
+        cells = {metric: cell_from_aggregate(by_key.get((info.id, metric)), expected) for metric in T4_METRICS}
+        summary.append((info, cells))
+    for metric in T4_METRICS:
+        mark_best((cells[metric] for _, cells in summary), higher_is_better=not metric.startswith("ece"))
+    # Columns that no run has (e.g. the two calibrators' ECE when the engine reports one) are left out.
+    shown_metrics = [metric for metric in T4_METRICS if any(not cells[metric].missing for _, cells in summary)]
+    per_language = Score.objects.for_runs(selection.run_ids).per_language("t4", ["auroc", "ece"], languages)
+    auroc_table = build_language_table(infos, per_language, languages, "auroc")
+    ece_table = build_language_table(infos, per_language, languages, "ece", higher_is_better=False)
+
+    with_bins = [run for run in selection.runs if reliability_curves(run.details)]
+    chosen = None
+    run_param = params.get("run")
+    if run_param and run_param.isdigit():
+        chosen = next((run for run in with_bins if run.pk == int(run_param)), None)
+    chosen = chosen or (with_bins[0] if with_bins else None)
+    figures = []
+    if chosen:
+        curves = reliability_curves(chosen.details)
+        raw = ((chosen.details or {}).get("t4") or {}).get("reliability") or {}
+        for group in ["all", *[code for code in languages if code in curves]]:
+            if group not in curves:
+                continue
+            name = "all languages" if group == "all" else BY_CODE[group].name if group in BY_CODE else group
+            # The engine records which calibrator the dev split chose; the curve is named after it.
+            calibrator = (raw.get(group) or {}).get("calibrator") if isinstance(raw.get(group), dict) else None
+            after = "after calibration" + (f" ({CALIBRATORS.get(calibrator, calibrator)})" if calibrator else "")
+            figures.append(
+                (
+                    f"reliability-{group}",
+                    name,
+                    plots.reliability_diagram(
+                        {
+                            "before calibration": curves[group].get("before", []),
+                            after: curves[group].get("after", []),
+                        },
+                        title=f"{chosen.model.label}: reliability, {name} (test split)",
+                    ),
+                )
+            )
+            if len(figures) >= 4:
+                break
+    headers = ["run_id", "model", "origin", *T4_METRICS]
+    rows = [[info.id, info.label, info.origin, *[cells[m].value for m in T4_METRICS]] for info, cells in summary]
+    context = {
+        **_filters_context(selection, ("run",)),
+        "summary": [(info, [(metric, cells[metric]) for metric in shown_metrics]) for info, cells in summary],
+        "metrics": [(metric, T4_LABELS[metric]) for metric in shown_metrics],
+        "auroc_table": auroc_table,
+        "ece_table": ece_table,
+        "with_bins": with_bins,
+        "chosen": chosen,
+        "figures": figures,
+        "published_present": any(info.is_published for info in infos),
+    }
+    context["hidden_for_run"] = context["hidden_for_choice"]
+    return Page(TASK_TITLES["t4"], context, {"t4": ExportTable(headers, rows)})
+
+
+# ---------------------------------------------------------------------------------------------- cross-lingual
+
+
+def crosslingual_page(params: QueryDict) -> Page:
+    task = params.get("task") if params.get("task") in ("t2", "t3x") else "t2"
+    metric = (
+        params.get("metric") if params.get("metric") in ("recall@1", "recall@5", "recall@10", "mrr@10") else "recall@1"
+    )
+    selection = resolve_selection(params, [(task, metric)])
+    runs = selection.runs
+    chosen = None
+    if params.get("run", "").isdigit():
+        chosen = next((run for run in runs if run.pk == int(params["run"])), None)
+    split = Score.objects.for_runs(selection.run_ids).script_split(task, metric, selection.languages)
+    split_by_run = {row["run_id"]: row for row in split}
+    if chosen is None and split:
+        # Default to the model with the best cross-lingual mean, so the first view is the most informative.
+        best = max(split, key=lambda row: (row["same_script"] or 0) + (row["cross_script"] or 0))
+        chosen = next((run for run in runs if run.pk == best["run_id"]), None)
+    chosen = chosen or (runs[0] if runs else None)
+    diagonal_task = "t1" if task == "t2" else "t3"
+    languages = selection.languages
+    if "eng" in selection.available and "eng" not in languages and not params.getlist("languages"):
+        # The matrix shows English (13 × 13) whenever this version has English pairs; the averages
+        # elsewhere leave the source language out unless it is chosen.
+        languages = ["eng", *languages]
+    matrix = asym = None
+    same_script = cross_script = same_family = cross_family = None
+    script_groups: list = []
+    family_groups: list = []
+    pair_values: list[dict] = []
+    if chosen:
+        pair_values = [row for row in Score.objects.filter(run=chosen).pairs(task, metric)]
+        diagonal = Score.objects.filter(run=chosen).per_language(diagonal_task, [metric], languages)
+        matrix = pair_matrix(pair_values, languages, diagonal)
+        asym = asymmetry(matrix)
+        same_script, cross_script, script_groups = group_pairs(pair_values, BY_CODE, languages, "script")
+        same_family, cross_family, family_groups = group_pairs(pair_values, BY_CODE, languages, "family")
+    names = [BY_CODE[code].name for code in languages]
+    metric_label = METRIC_LABELS[metric]
+    heat = (
+        plots.heatmap(
+            matrix,
+            names,
+            title=f"{chosen.model.label}: {metric_label}, {task.upper()} (diagonal: {diagonal_task.upper()})",
+        )
+        if chosen and matrix
+        else None
+    )
+    asym_figure = (
+        plots.heatmap(
+            asym, names, title="Asymmetry: row→column minus column→row", diverging=True, colorbar_title="Δ pts"
+        )
+        if chosen and asym
+        else None
+    )
+    split_rows = []
+    for info in selection.infos:
+        row = split_by_run.get(info.id, {})
+        same, cross = row.get("same_script"), row.get("cross_script")
+        split_rows.append((info, row, same - cross if same is not None and cross is not None else None))
+    headers = ["run_id", "model", "task", "metric", "query_language", "document_language", "value"]
+    rows = []
+    if chosen:
+        rows = [
+            [chosen.pk, chosen.model.label, task, metric, row["source"], row["target"], row["value"]]
+            for row in pair_values
+            if row["source"] in languages and row["target"] in languages
+        ]
+    filters_context = _filters_context(selection, ("run", "task", "metric"))
+    context = {
+        **filters_context,
+        "query_without_run": _encode(
+            filters_context["hidden_for_choice"] + _params(selection.query, ("task", "metric"))
+        ),
+        "metric_choices": list(METRIC_LABELS.items()),
+        "task": task,
+        "metric": metric,
+        "metric_label": metric_label,
+        "chosen": chosen,
+        "runs": runs,
+        "diagonal_task": diagonal_task,
+        "heatmap": heat,
+        "asymmetry": asym_figure,
+        "same_script": same_script,
+        "cross_script": cross_script,
+        "same_family": same_family,
+        "cross_family": cross_family,
+        "script_groups": script_groups,
+        "family_groups": family_groups,
+        "split_rows": split_rows,
+    }
+    return Page("Cross-lingual retrieval", context, {"pairs": ExportTable(headers, rows)})
+
+
+# ---------------------------------------------------------------------------------------------- compare
+
+
+COMPARE_AXES = [
+    ("t1", "recall@1", "T1"),
+    ("t2", "recall@1", "T2"),
+    ("t3", "recall@1", "T3"),
+    ("t3x", "recall@1", "T3x"),
+    ("t4", "auroc", "T4 AUROC"),
+]
+
+
+def compare_page(params: QueryDict) -> Page:
+    selection = resolve_selection(params, [(task, metric) for task, metric, _ in COMPARE_AXES])
+    wanted = [int(value) for value in params.getlist("runs") if value.isdigit()]
+    by_id = {run.pk: run for run in selection.runs}
+    chosen = [by_id[pk] for pk in dict.fromkeys(wanted) if pk in by_id]
+    errors = list(selection.errors)
+    if wanted and len(chosen) != len(set(wanted)):
+        errors.append("Some chosen runs are not finished runs of this benchmark version; they are left out.")
+    if chosen and not 2 <= len(chosen) <= 4:
+        errors.append(f"Choose between 2 and 4 models to compare (you chose {len(chosen)}).")
+        chosen = chosen[:4] if len(chosen) > 4 else []
+    task = params.get("task") if params.get("task") in RETRIEVAL_TASKS else "t1"
+    infos = [run_info(run) for run in chosen]
+    bars = radar = None
+    summary: list = []
+    languages = selection.languages
+    if len(chosen) >= 2:
+        scores = Score.objects.for_runs([run.pk for run in chosen])
+        if task in ("t2", "t3x"):
+            values = scores.per_source_means(task, ["recall@1"], languages, selection.pair_mode)
+        else:
+            values = scores.per_language(task, ["recall@1"], languages)
+        table = build_language_table(infos, values, languages, "recall@1")
+        bars = plots.language_bars(
+            [BY_CODE[code].name for code in languages],
+            {run.label: [(c.value, c.ci_low, c.ci_high) for c in cells] for run, cells, _ in table.rows},
+            title=f"{task.upper()} Recall@1 per {'query ' if task in ('t2', 't3x') else ''}language",
+        )
+        means = scores.column_means([(t, m) for t, m, _ in COMPARE_AXES], languages, selection.pair_mode)
+        units = expected_units(
+            selection.units,
+            [Column(f"{t}:{m}", label, t, m) for t, m, label in COMPARE_AXES],
+            set(languages),
+            selection.pair_mode,
+        )
+        lookup = {(row["run_id"], row["task"], row["metric"]): row for row in means}
+        for info in infos:
+            cells = [cell_from_aggregate(lookup.get((info.id, t, m)), units[f"{t}:{m}"]) for t, m, _ in COMPARE_AXES]
+            summary.append((info, cells))
+        for index in range(len(COMPARE_AXES)):
+            mark_best(cells[index] for _, cells in summary)
+        radar = plots.radar(
+            [label for _, _, label in COMPARE_AXES],
+            {info.label: [cell.value for cell in cells] for info, cells in summary},
+            title="Scores across tasks (%)",
+        )
+    headers = ["run_id", "model", *[f"{label} ({metric})" for _, metric, label in COMPARE_AXES]]
+    rows = [[info.id, info.label, *[cell.value for cell in cells]] for info, cells in summary]
+    context = {
+        **_filters_context(selection, ("runs", "task")),
+        "task_choices": [(key, TASK_TITLES[key]) for key in RETRIEVAL_TASKS],
+        "errors": errors,
+        "runs": selection.runs,
+        "chosen_ids": [run.pk for run in chosen],
+        "chosen": infos,
+        "task": task,
+        "axes": [label for _, _, label in COMPARE_AXES],
+        "summary": summary,
+        "bars": bars,
+        "radar": radar,
+    }
+    return Page("Compare models", context, {"compare": ExportTable(headers, rows)})
+
+
+# ---------------------------------------------------------------------------------------------- run page
+
+
+def reproduce_command(run: Run) -> str:
+    parts = ["python", "manage.py", "evaluate", "--model", run.model.name]
+    revision = run.resolved_commit or run.revision
+    if revision:
+        parts += ["--revision", revision]
+    parts += ["--dataset", run.dataset.slug]
+    if run.tasks and run.origin != Run.Origin.PUBLISHED:
+        parts += ["--tasks", ",".join(run.tasks)]
+    if run.languages and run.origin != Run.Origin.PUBLISHED:
+        parts += ["--languages", ",".join(run.languages)]
+    return shlex.join(parts)
+
+
+def artefacts(run: Run) -> dict[str, str]:
+    """Downloadable artefact files listed in run.details, keyed by a name used in the URL.
+
+    The engine lists per-query rank files as details["ranks"] = [{task, source, target, path}];
+    other path-valued entries under "artefacts" are offered too.
+    """
+    found: dict[str, str] = {}
+    details = run.details or {}
+
+    def collect(prefix: str, value) -> None:
+        if isinstance(value, str) and value.endswith(ARTEFACT_SUFFIXES):
+            found[prefix] = value
+        elif isinstance(value, dict) and isinstance(value.get("path"), str) and value.get("task"):
+            parts = [value["task"], value.get("source"), value.get("target")]
+            collect("ranks-" + "-".join(str(part) for part in parts if part), value["path"])
+        elif isinstance(value, dict):
+            for key, inner in value.items():
+                collect(f"{prefix}-{key}" if prefix else str(key), inner)
+        elif isinstance(value, list):
+            for position, inner in enumerate(value):
+                collect(f"{prefix}-{position}", inner)
+
+    for key in ("ranks", "artefacts", "artifacts"):
+        if key in details:
+            collect(key, details[key])
+    return {key.replace("/", "-").replace(" ", "-"): found[key] for key in sorted(found)}
+
+
+def tokenizer_coverage(details: dict) -> tuple[list[str], list[tuple[str, list]]]:
+    """Tokenizer coverage per script as (metric names, rows of (script, values))."""
+    coverage = (details or {}).get("tokenizer_coverage")
+    if not isinstance(coverage, dict):
+        return [], []
+    # PostgreSQL's jsonb does not keep key order, so rows and columns are put in a fixed order here.
+    coverage = {script: coverage[script] for script in sorted(coverage) if isinstance(coverage[script], dict)}
+    found = {key for value in coverage.values() for key, number in value.items() if isinstance(number, int | float)}
+    preferred = ["tokens_per_word", "unk_rate", "texts", "words", "tokens"]
+    metrics = [key for key in preferred if key in found] + sorted(found - set(preferred))
+
+    def shown(number: object) -> str:
+        if isinstance(number, bool) or not isinstance(number, int | float):
+            return "—"
+        return f"{number:,}" if isinstance(number, int) else f"{number:.3g}"
+
+    rows = [(str(script), [shown(value.get(metric)) for metric in metrics]) for script, value in coverage.items()]
+    return metrics, rows
+
+
+def run_page(run_id: int) -> Page:
+    run = Run.objects.select_related("model", "dataset").filter(pk=run_id).first()
+    if run is None:
+        raise Http404("No such run")
+    scores = [
+        {
+            "task": row["task"],
+            "source": row["source_id"],
+            "target": row["target_id"],
+            "metric": row["metric"],
+            "value": row["value"],
+            "ci_low": row["ci_low"],
+            "ci_high": row["ci_high"],
+        }
+        for row in Score.objects.filter(run=run).values(
+            "task", "metric", "value", "ci_low", "ci_high", "source_id", "target_id"
+        )
+    ]
+    sections = [
+        {"section": section, "title": TASK_TITLES.get(section.task, dict(Task.choices).get(section.task, section.task))}
+        for section in score_sections(scores, LANGUAGE_ORDER)
+    ]
+    grouped: dict[str, dict[str, dict]] = {}
+    for score in scores:
+        if score["target"] is None and score["metric"] == "recall@1":
+            grouped.setdefault(score["task"], {})[score["source"]] = score
+    bars = None
+    mono = {task: grouped.get(task, {}) for task in ("t1", "t3")}
+    bar_languages = ordered_codes(set(mono["t1"]) | set(mono["t3"]))
+    if bar_languages:
+        series = {}
+        for task in ("t1", "t3"):
+            if mono[task]:
+                series[f"{task.upper()} R@1"] = [
+                    (
+                        (mono[task].get(code) or {}).get("value"),
+                        (mono[task].get(code) or {}).get("ci_low"),
+                        (mono[task].get(code) or {}).get("ci_high"),
+                    )
+                    for code in bar_languages
+                ]
+        bars = plots.language_bars([BY_CODE[c].name for c in bar_languages], series, title="Recall@1 per language")
+    coverage_metrics, coverage_rows = tokenizer_coverage(run.details)
+    context = {
+        "run": run,
+        "sections": sections,
+        "bars": bars,
+        "manifest": run.manifest or {},
+        "facts": manifest_facts(run.manifest or {}),
+        "coverage_metrics": coverage_metrics,
+        "coverage_rows": coverage_rows,
+        "command": reproduce_command(run),
+        "artefacts": artefacts(run),
+        "skipped_files": (run.details or {}).get("skipped_files") or [],
+    }
+    headers = ["run_id", "model", "task", "source", "target", "metric", "value", "ci_low", "ci_high"]
+    rows = [
+        [
+            run.pk,
+            run.model.name,
+            s["task"],
+            s["source"],
+            s["target"],
+            s["metric"],
+            s["value"],
+            s["ci_low"],
+            s["ci_high"],
+        ]
+        for s in scores
+    ]
+    return Page(f"{run.model.label} on {run.dataset}", context, {"scores": ExportTable(headers, rows)})
+
+
+# ---------------------------------------------------------------------------------------------- datasets
+
+
+def dataset_page(dataset_id: int) -> Page:
+    from annotation.reports import AC1_NOTE, KAPPA_CI_NOTE, agreement_by_language
+
+    dataset = Dataset.objects.filter(pk=dataset_id).first()
+    if dataset is None:
+        raise Http404("No such dataset")
+    counts = dataset.item_counts_by_language()
+    first_id = Item.objects.filter(dataset=dataset).order_by("item_id").values_list("item_id", flat=True).first()
+    samples = (
+        {
+            item.language_id: item
+            for item in Item.objects.filter(dataset=dataset, item_id=first_id).select_related("language")
+        }
+        if first_id is not None
+        else {}
+    )
+    # A version stored only as results (the full benchmark) still lists the languages its runs cover.
+    covered = (
+        set()
+        if counts
+        else set(Score.objects.filter(run__dataset=dataset).values_list("source_id", flat=True).distinct())
+    )
+    languages = []
+    for lang in LANGUAGES:
+        if lang.code in counts or lang.code in samples or lang.code in covered:
+            languages.append({"info": lang, "count": counts.get(lang.code, 0), "sample": samples.get(lang.code)})
+    agreement = agreement_by_language(dataset)
+    finished = Run.objects.filter(dataset=dataset, status=Run.Status.DONE).count()
+    headers = ["language", "name", "script", "family", "items"]
+    rows = [
+        [row["info"].code, row["info"].name, row["info"].script, row["info"].family, row["count"]] for row in languages
+    ]
+    tables = {"languages": ExportTable(headers, rows)}
+    if agreement:
+        keys = list(agreement[0].keys())
+        tables["agreement"] = ExportTable(keys, [[row.get(key) for key in keys] for row in agreement])
+    context = {
+        "dataset": dataset,
+        "languages": languages,
+        "agreement": agreement,
+        "agreement_notes": [KAPPA_CI_NOTE, AC1_NOTE],
+        "finished_runs": finished,
+        "pool_size": max([n for code, n in counts.items() if code != "eng"], default=0) or dataset.declared_pool_size,
+        "items_here": sum(counts.values()),
+    }
+    return Page(str(dataset), context, tables)
+
+
+def dataset_list_page() -> Page:
+    datasets = list(Dataset.objects.with_item_counts().order_by("name", "-created_at"))
+    finished = {
+        row["dataset_id"]: row["n"]
+        for row in Run.objects.finished().values("dataset_id").annotate(n=Count("id")).order_by()
+    }
+    headers = ["id", "name", "version", "license", "items", "declared_pool_size", "finished_runs", "demo"]
+    rows = [
+        [d.pk, d.name, d.version, d.license, d.item_count, d.declared_pool_size, finished.get(d.pk, 0), d.is_demo]
+        for d in datasets
+    ]
+    return Page(
+        "Datasets",
+        {"datasets": [(d, finished.get(d.pk, 0)) for d in datasets]},
+        {"datasets": ExportTable(headers, rows)},
+    )

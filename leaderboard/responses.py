@@ -1,0 +1,96 @@
+"""Rendering public pages from the cache, and their CSV/JSON downloads.
+
+A public page's main content does not depend on who is looking, so it is rendered once per
+(page, query string) and cached under the current generation (leaderboard.cache); the surrounding
+layout with the account links is rendered per request around it. For anonymous visitors with no
+pending message the complete page is the same for everyone and is cached as a whole.
+`?format=csv|json` returns the page's tables instead, cached the same way.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Callable
+
+from django.conf import settings
+from django.contrib import messages
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.utils.text import slugify
+
+from leaderboard.cache import generation_key
+from leaderboard.pages import Page
+
+EXPORT_FORMATS = ("csv", "json")
+
+
+def canonical_query(request: HttpRequest) -> str:
+    """The query string with parameters in a fixed order, so equivalent URLs share a cache entry."""
+    items = sorted((key, value) for key in request.GET for value in request.GET.getlist(key))
+    return "&".join(f"{key}={value}" for key, value in items)
+
+
+def _export(page: Page, fmt: str, table_name: str | None, filename: str) -> dict:
+    if fmt == "json":
+        body = {
+            "title": page.title,
+            "values": "fractions between 0 and 1 (multiply by 100 for the percentages shown on the page)",
+            "tables": {
+                name: [dict(zip(table.headers, row, strict=True)) for row in table.rows]
+                for name, table in page.tables.items()
+            },
+        }
+        return {"kind": "json", "body": json.dumps(body, ensure_ascii=False, default=str)}
+    name = table_name if table_name in page.tables else next(iter(page.tables), None)
+    buffer = io.StringIO()
+    if name is not None:
+        writer = csv.writer(buffer)
+        writer.writerow(page.tables[name].headers)
+        writer.writerows(["" if value is None else value for value in row] for row in page.tables[name].rows)
+    return {
+        "kind": "csv",
+        "body": buffer.getvalue(),
+        "filename": f"{slugify(filename)}-{name or 'empty'}.csv",
+    }
+
+
+def _is_anonymous_without_messages(request: HttpRequest) -> bool:
+    """True when the whole page, header included, is the same for this request as for any other."""
+    return not request.user.is_authenticated and not len(messages.get_messages(request))
+
+
+def public_page(request: HttpRequest, name: str, template: str, build: Callable[[], Page]) -> HttpResponse:
+    fmt = request.GET.get("format", "")
+    fmt = fmt if fmt in EXPORT_FORMATS else "html"
+    query = canonical_query(request)
+    # Most visitors are anonymous: for them the complete page is cached, so that a hit costs two
+    # cache reads and no template rendering at all.
+    whole_page_key = None
+    if fmt == "html" and _is_anonymous_without_messages(request):
+        whole_page_key = generation_key("whole-page", name, query)
+        html = cache.get(whole_page_key)
+        if html is not None:
+            return HttpResponse(html)
+    key = generation_key("page", name, fmt, query)
+    payload = cache.get(key)
+    if payload is None:
+        page = build()
+        if fmt == "html":
+            payload = {"kind": "html", "title": page.title, "body": render_to_string(template, page.context)}
+        else:
+            payload = _export(page, fmt, request.GET.get("table"), name)
+        cache.set(key, payload, settings.PUBLIC_PAGE_CACHE_SECONDS)
+    if payload["kind"] == "json":
+        return HttpResponse(payload["body"], content_type="application/json; charset=utf-8")
+    if payload["kind"] == "csv":
+        response = HttpResponse(payload["body"], content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{payload["filename"]}"'
+        return response
+    response = render(request, "leaderboard/shell.html", {"title": payload["title"], "body": payload["body"]})
+    if whole_page_key is not None:
+        cache.set(whole_page_key, response.content.decode(), settings.PUBLIC_PAGE_CACHE_SECONDS)
+    return response

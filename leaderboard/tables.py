@@ -1,0 +1,571 @@
+"""The leaderboard's tables, computed from plain rows. Pure Python, no Django.
+
+How averages are computed (also stated on the pages):
+- A task's score for a model is the mean of its per-language (or per-pair) values over the selected
+  languages that the model has results for. Languages a model was not evaluated on are left out,
+  never counted as zero; the table shows how many of the selected languages each mean covers.
+- For the cross-lingual tasks (T2, T3 cross) a pair counts when both its languages are selected
+  ("both", the default) or when its query language is selected ("source").
+- The interval of a mean is the mean of the per-language interval bounds. That is an upper bound on
+  its width whatever the correlation between languages (the same items are translated into every
+  language, so they are not independent), so rank bands never claim a separation that the
+  per-language intervals do not support.
+- The overall score is the mean of the retrieval columns (T1, T2, T3 mono, T3 cross Recall@1) that
+  have any result for the selection; a model missing one of them gets no overall score.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from leaderboard.ranking import Estimate, rank_intervals, rank_label
+
+PAIR_TASKS = frozenset({"t2", "t3x"})
+PAIR_MODES = ("both", "source")
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    label: str
+    task: str
+    metric: str
+    higher_is_better: bool = True
+    description: str = ""
+
+    @property
+    def pair(self) -> bool:
+        return self.task in PAIR_TASKS
+
+
+OVERVIEW_COLUMNS: tuple[Column, ...] = (
+    Column("t1", "T1 mono R@1", "t1", "recall@1", description="persona→instruction, same language"),
+    Column("t2", "T2 cross R@1", "t2", "recall@1", description="persona→instruction, language pairs"),
+    Column("t3", "T3 mono R@1", "t3", "recall@1", description="instruction→persona, same language"),
+    Column("t3x", "T3 cross R@1", "t3x", "recall@1", description="instruction→persona, language pairs"),
+    Column("t4_auroc", "T4 AUROC", "t4", "auroc", description="compatibility classification"),
+    Column("t4_ece", "T4 ECE", "t4", "ece", higher_is_better=False, description="before calibration; lower is better"),
+)
+OVERALL_KEYS = ("t1", "t2", "t3", "t3x")
+SPECIAL_SORTS = ("rank", "model", "params")
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """What the tables need to know about a run, without touching the database."""
+
+    id: int
+    label: str
+    model_name: str
+    origin: str
+    kind: str = "dense"
+    parameter_count: int | None = None
+    dataset: str = ""
+
+    @property
+    def is_published(self) -> bool:
+        return self.origin == "published"
+
+
+@dataclass
+class Cell:
+    value: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    covered: int = 0
+    expected: int = 0
+    note: str = ""
+    best: bool = False
+
+    @property
+    def missing(self) -> bool:
+        return self.value is None
+
+    @property
+    def partial(self) -> bool:
+        return self.value is not None and 0 < self.covered < self.expected
+
+    @property
+    def has_ci(self) -> bool:
+        return self.ci_low is not None and self.ci_high is not None
+
+    def estimate(self) -> Estimate:
+        assert self.value is not None
+        return Estimate(self.value, self.ci_low, self.ci_high)
+
+
+def percent(value: float | None, digits: int = 1) -> str:
+    return "" if value is None else f"{100 * value:.{digits}f}"
+
+
+def cell_from_aggregate(aggregate: dict | None, expected: int) -> Cell:
+    """A table cell from one aggregate row (mean, n, ci_low, ci_high, n_ci), or a 'not covered' cell."""
+    if expected == 0:
+        return Cell(expected=0, note="no results for this selection")
+    if not aggregate or aggregate.get("n", 0) == 0 or aggregate.get("mean") is None:
+        return Cell(expected=expected, note="not covered")
+    # An interval of the mean exists only if every averaged value has one.
+    with_ci = aggregate.get("n_ci", 0) == aggregate["n"]
+    return Cell(
+        value=aggregate["mean"],
+        ci_low=aggregate.get("ci_low") if with_ci else None,
+        ci_high=aggregate.get("ci_high") if with_ci else None,
+        covered=aggregate["n"],
+        expected=expected,
+    )
+
+
+def mean_cell(cells: Sequence[Cell]) -> Cell:
+    """The mean of several cells, with the mean of their bounds as the interval (see module docstring)."""
+    if not cells or any(cell.missing for cell in cells):
+        return Cell(note="incomplete")
+    value = sum(cell.value for cell in cells) / len(cells)  # type: ignore[misc]
+    if all(cell.has_ci for cell in cells):
+        low = sum(cell.ci_low for cell in cells) / len(cells)  # type: ignore[misc]
+        high = sum(cell.ci_high for cell in cells) / len(cells)  # type: ignore[misc]
+        return Cell(value=value, ci_low=low, ci_high=high, covered=len(cells), expected=len(cells))
+    return Cell(value=value, covered=len(cells), expected=len(cells))
+
+
+def mark_best(cells: Iterable[Cell], *, higher_is_better: bool = True) -> None:
+    present = [cell for cell in cells if not cell.missing]
+    if not present:
+        return
+    best = (max if higher_is_better else min)(cell.value for cell in present)  # type: ignore[type-var]
+    for cell in present:
+        cell.best = math.isclose(cell.value, best, rel_tol=0, abs_tol=1e-12)  # type: ignore[arg-type]
+
+
+@dataclass
+class OverviewRow:
+    run: RunInfo
+    cells: dict[str, Cell]
+    overall: Cell
+    rank: tuple[int, int] | None = None
+
+    @property
+    def rank_label(self) -> str:
+        return rank_label(self.rank)
+
+    def ordered_cells(self, columns: Sequence[Column]) -> list[Cell]:
+        return [self.cells[column.key] for column in columns]
+
+
+@dataclass
+class OverviewTable:
+    columns: list[Column]
+    rows: list[OverviewRow]
+    overall_keys: list[str]
+    sort: str
+    intervals_missing: bool
+    notes: list[str] = field(default_factory=list)
+    expected: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def visible_columns(self) -> list[Column]:
+        """Columns with any result for the selection; an all-empty column is explained in a note instead."""
+        return [column for column in self.columns if self.expected.get(column.key, 0) > 0]
+
+
+def parse_sort(sort: str | None, columns: Sequence[Column]) -> tuple[str, bool]:
+    """(key, descending) from `?sort=`; unknown keys fall back to the rank."""
+    sort = (sort or "rank").strip()
+    descending = sort.startswith("-")
+    key = sort.lstrip("-")
+    if key not in SPECIAL_SORTS and key not in {column.key for column in columns}:
+        return "rank", False
+    return key, descending
+
+
+def next_sort(current: str, key: str, columns: Sequence[Column]) -> str:
+    """The `?sort=` value a header link should carry: best first, then the other way round."""
+    by_key = {column.key: column for column in columns}
+    column = by_key.get(key)
+    best_first = key if key in ("rank", "model") or (column and not column.higher_is_better) else f"-{key}"
+    if key == "params":
+        best_first = "-params"
+    if current == best_first:
+        return best_first[1:] if best_first.startswith("-") else f"-{best_first}"
+    return best_first
+
+
+def _sort_rows(rows: list[OverviewRow], key: str, descending: bool) -> list[OverviewRow]:
+    def value_of(row: OverviewRow) -> float | str | None:
+        if key == "rank":
+            # The rank follows the overall score; sorting by it is sorting by that score, best first.
+            return None if row.overall.value is None else -row.overall.value
+        if key == "model":
+            return row.run.label.lower()
+        if key == "params":
+            return row.run.parameter_count
+        return row.cells[key].value
+
+    present = [row for row in rows if value_of(row) is not None]
+    absent = [row for row in rows if value_of(row) is None]
+    present.sort(key=lambda row: row.run.label.lower())
+    present.sort(key=value_of, reverse=descending)  # type: ignore[arg-type]
+    absent.sort(key=lambda row: row.run.label.lower())
+    # Missing values go last whichever way the column is sorted.
+    return present + absent
+
+
+def build_overview(
+    runs: Sequence[RunInfo],
+    aggregates: Iterable[dict],
+    expected: dict[str, int],
+    *,
+    sort: str | None = None,
+    columns: Sequence[Column] = OVERVIEW_COLUMNS,
+) -> OverviewTable:
+    """One row per run with a cell per column, overall score, rank interval and sort order.
+
+    `aggregates` has one dict per (run_id, task, metric) with mean, n, ci_low, ci_high, n_ci over the
+    selected languages; `expected` is, per column key, how many of the selected languages (or pairs)
+    this benchmark version has results for at all.
+    """
+    by_key = {(row["run_id"], row["task"], row["metric"]): row for row in aggregates}
+    overall_keys = [key for key in OVERALL_KEYS if expected.get(key, 0) > 0]
+    rows = []
+    for run in runs:
+        cells = {}
+        for column in columns:
+            cell = cell_from_aggregate(by_key.get((run.id, column.task, column.metric)), expected.get(column.key, 0))
+            if cell.missing and cell.note == "not covered" and run.is_published and column.metric == "ece":
+                cell.note = "reference ECE not comparable"
+            cells[column.key] = cell
+        overall = mean_cell([cells[key] for key in overall_keys]) if overall_keys else Cell(note="no results")
+        rows.append(OverviewRow(run=run, cells=cells, overall=overall))
+
+    ranked = [row for row in rows if not row.overall.missing]
+    for row, interval in zip(ranked, rank_intervals([row.overall.estimate() for row in ranked]), strict=True):
+        row.rank = interval
+    for column in columns:
+        mark_best((row.cells[column.key] for row in rows), higher_is_better=column.higher_is_better)
+    mark_best(row.overall for row in rows)
+
+    key, descending = parse_sort(sort, columns)
+    sort_value = f"-{key}" if descending else key
+    notes = []
+    empty = [column.label for column in columns if expected.get(column.key, 0) == 0]
+    if empty:
+        notes.append(
+            f"No results for this language selection in {', '.join(empty)}: "
+            "those columns are hidden and left out of the overall score."
+        )
+    return OverviewTable(
+        columns=list(columns),
+        rows=_sort_rows(rows, key, descending),
+        overall_keys=overall_keys,
+        sort=sort_value,
+        intervals_missing=any(not row.overall.has_ci for row in ranked),
+        notes=notes,
+        expected=dict(expected),
+    )
+
+
+def select_languages(
+    available: Sequence[str],
+    *,
+    codes: Sequence[str] = (),
+    scripts: Sequence[str] = (),
+    families: Sequence[str] = (),
+    info: dict | None = None,
+    source_codes: Sequence[str] = ("eng",),
+) -> list[str]:
+    """The languages a view averages over, in `available` order.
+
+    No explicit languages means all translated languages (English, the source, only when chosen);
+    script and family filters narrow that further. `info` maps a code to an object with `script`
+    and `family` attributes (evaluation.languages.BY_CODE).
+    """
+    chosen = [code for code in available if code in codes] if codes else [c for c in available if c not in source_codes]
+    if scripts:
+        chosen = [code for code in chosen if info and code in info and info[code].script in scripts]
+    if families:
+        chosen = [code for code in chosen if info and code in info and info[code].family in families]
+    return chosen
+
+
+def pair_selected(source: str, target: str | None, languages: set[str], mode: str) -> bool:
+    if target is None:
+        return source in languages
+    if mode == "source":
+        return source in languages
+    return source in languages and target in languages
+
+
+def expected_units(
+    units: Iterable[tuple[str, str, str | None]], columns: Sequence[Column], languages: set[str], mode: str
+) -> dict[str, int]:
+    """Per column, how many selected languages/pairs have any result in this version.
+
+    `units` are distinct (task, source, target) triples present among the version's scores.
+    """
+    counts: dict[str, int] = {}
+    for column in columns:
+        counts[column.key] = sum(
+            1
+            for task, source, target in units
+            if task == column.task
+            and (target is not None) == column.pair
+            and pair_selected(source, target, languages, mode)
+        )
+    return counts
+
+
+@dataclass
+class LanguageTable:
+    """Rows = runs, columns = languages (plus the mean), for one metric of one task."""
+
+    metric: str
+    languages: list[str]
+    rows: list[tuple[RunInfo, list[Cell], Cell]]
+
+
+def build_language_table(
+    runs: Sequence[RunInfo],
+    values: Iterable[dict],
+    languages: Sequence[str],
+    metric: str,
+    *,
+    higher_is_better: bool = True,
+) -> LanguageTable:
+    """Per-language cells from rows {run_id, source, metric, value, ci_low, ci_high}.
+
+    For pair tasks the caller passes per-source means (value = mean over target languages).
+    """
+    lookup = {(row["run_id"], row["source"]): row for row in values if row["metric"] == metric}
+    rows = []
+    for run in runs:
+        cells = []
+        for code in languages:
+            row = lookup.get((run.id, code))
+            if row is None or row.get("value") is None:
+                cells.append(Cell(expected=1, note="not covered"))
+            else:
+                cells.append(
+                    Cell(
+                        value=row["value"], ci_low=row.get("ci_low"), ci_high=row.get("ci_high"), covered=1, expected=1
+                    )
+                )
+        present = [cell for cell in cells if not cell.missing]
+        mean = (
+            Cell(value=sum(c.value for c in present) / len(present), covered=len(present), expected=len(cells))  # type: ignore[misc]
+            if present
+            else Cell(expected=len(cells), note="not covered")
+        )
+        rows.append((run, cells, mean))
+    for index in range(len(languages)):
+        mark_best((row[1][index] for row in rows), higher_is_better=higher_is_better)
+    mark_best((row[2] for row in rows), higher_is_better=higher_is_better)
+    return LanguageTable(metric=metric, languages=list(languages), rows=rows)
+
+
+def pair_matrix(
+    values: Iterable[dict], languages: Sequence[str], diagonal: Iterable[dict] = ()
+) -> list[list[float | None]]:
+    """A square matrix [source][target] of pair values, with per-language values on the diagonal."""
+    index = {code: position for position, code in enumerate(languages)}
+    matrix: list[list[float | None]] = [[None] * len(languages) for _ in languages]
+    for row in values:
+        if row["source"] in index and row["target"] in index:
+            matrix[index[row["source"]]][index[row["target"]]] = row["value"]
+    for row in diagonal:
+        if row["source"] in index:
+            matrix[index[row["source"]]][index[row["source"]]] = row["value"]
+    return matrix
+
+
+def asymmetry(matrix: Sequence[Sequence[float | None]]) -> list[list[float | None]]:
+    """L1→L2 minus L2→L1 for every pair; None where either direction is missing or on the diagonal."""
+    size = len(matrix)
+    result: list[list[float | None]] = [[None] * size for _ in range(size)]
+    for i in range(size):
+        for j in range(size):
+            if i != j and matrix[i][j] is not None and matrix[j][i] is not None:
+                result[i][j] = matrix[i][j] - matrix[j][i]  # type: ignore[operator]
+    return result
+
+
+@dataclass
+class GroupSummary:
+    label: str
+    mean: float | None
+    pairs: int
+
+
+def group_pairs(
+    values: Iterable[dict], info: dict, languages: Sequence[str], attribute: str
+) -> tuple[GroupSummary, GroupSummary, list[tuple[str, float | None, int]]]:
+    """Same-group vs cross-group pair means (attribute 'script' or 'family') and per-group detail.
+
+    Returns (same, cross, groups) where groups lists each group that has at least one same-group pair
+    with its mean, e.g. ('Devanagari', 0.31, 2) for Hindi→Marathi and Marathi→Hindi.
+    """
+    selected = set(languages)
+    same: list[float] = []
+    cross: list[float] = []
+    by_group: dict[str, list[float]] = {}
+    for row in values:
+        source, target = row["source"], row.get("target")
+        if target is None or source not in selected or target not in selected or row.get("value") is None:
+            continue
+        group_source = getattr(info[source], attribute)
+        if group_source == getattr(info[target], attribute):
+            same.append(row["value"])
+            label = info[source].script_name if attribute == "script" else group_source
+            by_group.setdefault(label, []).append(row["value"])
+        else:
+            cross.append(row["value"])
+
+    def summary(label: str, numbers: list[float]) -> GroupSummary:
+        return GroupSummary(label, sum(numbers) / len(numbers) if numbers else None, len(numbers))
+
+    noun = "script" if attribute == "script" else "family"
+    groups = [(label, sum(v) / len(v), len(v)) for label, v in sorted(by_group.items())]
+    return summary(f"same {noun}", same), summary(f"cross-{noun}", cross), groups
+
+
+# Metrics that are not fractions: Max@R is a mean rank, shown as a number of documents.
+RANK_METRICS = frozenset({"max@r"})
+METRIC_ORDER = (
+    "recall@1",
+    "recall@5",
+    "recall@10",
+    "mrr@10",
+    "ndcg@10",
+    "auroc",
+    "auprc",
+    "accuracy",
+    "ece",
+    "ece_calibrated",
+    "ece_hist",
+    "ece_temp",
+    "ece_reference",
+    "max@r",
+    "max@r_norm",
+    "complete@10",
+    "english_preference",
+)
+TASK_ORDER = ("t1", "t2", "t3", "t3x", "t4", "multi")
+
+
+def format_metric(metric: str, value: float | None) -> str:
+    if value is None:
+        return ""
+    if metric in RANK_METRICS:
+        return f"{value:,.1f}"
+    return percent(value)
+
+
+@dataclass
+class ScoreSection:
+    """Every score of one task of one run: rows of (source, target, [(value text, interval text)])."""
+
+    task: str
+    metrics: list[str]
+    rows: list[tuple[str, str | None, list[tuple[str, str] | None]]]
+
+    @property
+    def pairs(self) -> bool:
+        return any(target for _, target, _ in self.rows)
+
+
+def score_sections(scores: Iterable[dict], language_order: dict[str, int]) -> list[ScoreSection]:
+    """Group a run's scores ({task, source, target, metric, value, ci_low, ci_high}) by task, in a
+    fixed task, language and metric order, with values formatted for display."""
+    grouped: dict[str, dict[tuple[str, str | None], dict[str, dict]]] = {}
+    for score in scores:
+        grouped.setdefault(score["task"], {}).setdefault((score["source"], score["target"]), {})[score["metric"]] = (
+            score
+        )
+
+    def rank(order: Sequence[str], key: str) -> tuple[int, str]:
+        return (order.index(key) if key in order else len(order), key)
+
+    sections = []
+    for task in sorted(grouped, key=lambda key: rank(TASK_ORDER, key)):
+        metrics = sorted(
+            {metric for values in grouped[task].values() for metric in values}, key=lambda m: rank(METRIC_ORDER, m)
+        )
+        rows = []
+        for (source, target), values in sorted(
+            grouped[task].items(),
+            key=lambda item: (language_order.get(item[0][0], 99), language_order.get(item[0][1] or "", -1)),
+        ):
+            cells: list[tuple[str, str] | None] = []
+            for metric in metrics:
+                score = values.get(metric)
+                if score is None:
+                    cells.append(None)
+                    continue
+                interval = ""
+                if score.get("ci_low") is not None and score.get("ci_high") is not None:
+                    interval = f"[{format_metric(metric, score['ci_low'])}, {format_metric(metric, score['ci_high'])}]"
+                cells.append((format_metric(metric, score["value"]), interval))
+            rows.append((source, target, cells))
+        sections.append(ScoreSection(task=task, metrics=metrics, rows=rows))
+    return sections
+
+
+def manifest_facts(manifest: dict) -> list[tuple[str, str]]:
+    """The manifest entries a reader looks for first, as (label, text); missing ones are left out."""
+    facts: list[tuple[str, str]] = []
+
+    def get(*path: str):
+        value: object = manifest
+        for key in path:
+            if not isinstance(value, dict) or key not in value:
+                return None
+            value = value[key]
+        return value
+
+    dataset = get("dataset") or {}
+    if isinstance(dataset, dict) and dataset.get("name"):
+        text = f"{dataset.get('name')} {dataset.get('version', '')}".strip()
+        if dataset.get("pool_size"):
+            text += f", pool {dataset['pool_size']:,} per language"
+        if dataset.get("content_hash"):
+            text += f", sha256 {str(dataset['content_hash'])[:12]}…"
+        facts.append(("Dataset", text))
+    model = get("model") or {}
+    if isinstance(model, dict):
+        revision = model.get("resolved_revision") or model.get("revision")
+        if revision:
+            facts.append(("Model revision", str(revision)))
+        prompts = model.get("prompts")
+        if isinstance(prompts, dict):
+            shown = "; ".join(f"{role}: {text!r}" for role, text in prompts.items() if text) or "none"
+            facts.append(("Prompts", shown))
+    for label, path in (("Code version", ("code_version",)), ("Engine", ("engine_version",)), ("Seed", ("seed",))):
+        value = get(*path)
+        if value not in (None, ""):
+            facts.append((label, str(value)))
+    hardware = get("hardware")
+    if hardware:
+        facts.append(
+            (
+                "Hardware",
+                ", ".join(f"{k}: {v}" for k, v in hardware.items()) if isinstance(hardware, dict) else str(hardware),
+            )
+        )
+    elif get("device"):
+        facts.append(("Device", str(get("device"))))
+    timings = get("timings")
+    if isinstance(timings, dict) and timings:
+        facts.append(
+            (
+                "Timings",
+                ", ".join(
+                    f"{stage} {seconds:.1f} s" for stage, seconds in timings.items() if isinstance(seconds, int | float)
+                ),
+            )
+        )
+    total, encoded, cached = get("texts_total"), get("texts_encoded"), get("texts_from_cache")
+    if total is not None:
+        facts.append(
+            ("Texts", f"{total:,} unique; {encoded or 0:,} encoded in this execution, {cached or 0:,} from the cache")
+        )
+    return facts

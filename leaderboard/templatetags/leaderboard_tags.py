@@ -1,0 +1,107 @@
+"""Small template helpers for score cells and language-tagged text."""
+
+from __future__ import annotations
+
+import json
+
+from django import template
+from django.http import QueryDict
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
+
+from evaluation.languages import BY_CODE
+from leaderboard.tables import Cell, percent
+
+register = template.Library()
+
+# Table cells stay narrow; the full reason is in the cell's title.
+SHORT_NOTES = {
+    "reference ECE not comparable": "n/a",
+    "no results for this selection": "no results",
+}
+
+
+@register.filter
+def pct(value: float | None, digits: int = 1) -> str:
+    """A fraction as a percentage without the sign: 0.274 -> '27.4'."""
+    return percent(value, digits)
+
+
+@register.simple_tag
+def score_cell(cell: Cell, show_ci: bool = True, show_coverage: bool = True) -> str:
+    """A <td> for one score: value, interval, coverage, 'not covered' notes and the best mark.
+
+    Built with plain string formatting (numbers need no escaping; the one free-text note is escaped)
+    because a per-language table has thousands of cells and format_html would dominate its rendering.
+    """
+    if cell.missing:
+        note = escape(cell.note or "not covered")
+        short = escape(SHORT_NOTES.get(cell.note, cell.note or "not covered"))
+        return mark_safe(f'<td class="missing" title="{note}">—<span class="why">, {short}</span></td>')
+    parts = ['<td class="best">' if cell.best else "<td>", percent(cell.value)]
+    if show_ci and cell.has_ci:
+        parts.append(f' <span class="ci">[{percent(cell.ci_low)}, {percent(cell.ci_high)}]</span>')
+    if show_coverage and cell.partial:
+        parts.append(
+            f' <span class="coverage" title="mean over the {cell.covered} of {cell.expected} selected languages or '
+            f'pairs this model covers">{cell.covered}/{cell.expected}</span>'
+        )
+    parts.append("</td>")
+    return mark_safe("".join(parts))
+
+
+@register.simple_tag
+def language_name(code: str) -> str:
+    info = BY_CODE.get(code)
+    return info.name if info else code
+
+
+@register.simple_tag
+def query_with(query: str, **changes: object) -> str:
+    """`query` (an urlencoded string) with some parameters replaced, for links that keep the filters."""
+    params = QueryDict(query, mutable=True)
+    for key, value in changes.items():
+        params.pop(key, None)
+        if value not in (None, ""):
+            params[key] = str(value)
+    encoded = params.urlencode()
+    return f"?{encoded}" if encoded else "?"
+
+
+@register.simple_tag
+def export_link(query: str, fmt: str, table: str = "") -> str:
+    params = QueryDict(query, mutable=True)
+    params["format"] = fmt
+    if table:
+        params["table"] = table
+    return "?" + params.urlencode()
+
+
+@register.filter
+def get_item(mapping: dict, key: object) -> object:
+    return mapping.get(key) if isinstance(mapping, dict) else None
+
+
+@register.filter
+def ordered_cells(row, columns) -> list[Cell]:
+    return row.ordered_cells(columns)
+
+
+@register.filter
+def params(count: int | None) -> str:
+    """A parameter count in millions or billions: 560000000 -> '560M'."""
+    if not count:
+        return ""
+    if count >= 1_000_000_000:
+        return f"{count / 1_000_000_000:.1f}B"
+    return f"{round(count / 1_000_000)}M"
+
+
+@register.filter
+def pretty_json(value: object) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+@register.filter
+def is_structured(value: object) -> bool:
+    return isinstance(value, dict | list)

@@ -1,0 +1,46 @@
+// Draws every figure on the page: an element with data-figure="ID" gets the plotly figure stored in
+// the <script type="application/json" id="ID"> that Django's json_script wrote. A figure that cannot
+// be drawn is reported on the console (which the browser tests treat as a failure) and in the page.
+(function () {
+  "use strict";
+  function fail(element, reason) {
+    element.dataset.drawn = "failed";
+    element.textContent = "This chart could not be drawn.";
+    console.error("Figure " + element.dataset.figure + " could not be drawn: " + reason);
+  }
+  function draw(element) {
+    var source = document.getElementById(element.dataset.figure);
+    if (!source) { fail(element, "no figure data on the page"); return; }
+    var figure;
+    try {
+      figure = JSON.parse(source.textContent);
+    } catch (error) {
+      fail(element, "invalid figure JSON (" + error.message + ")");
+      return;
+    }
+    if (!figure || !Array.isArray(figure.data)) { fail(element, "figure has no data array"); return; }
+    if (typeof Plotly === "undefined") { fail(element, "plotly.js is not loaded"); return; }
+    var layout = figure.layout || {};
+    // A figure that sets its own height (one row per model) gets a box of that height.
+    if (layout.height) { element.style.minHeight = layout.height + "px"; }
+    // Narrow screens get a smaller margin and font so that the plot area stays readable on a phone.
+    if (element.clientWidth && element.clientWidth < 500) {
+      layout.margin = Object.assign({}, layout.margin, { l: 40, r: 10 });
+      layout.font = Object.assign({}, layout.font, { size: 10 });
+      layout.yaxis = Object.assign({}, layout.yaxis, { automargin: true });
+      layout.xaxis = Object.assign({}, layout.xaxis, { automargin: true });
+      if (layout.title && layout.title.text) {
+        layout.title = Object.assign({}, layout.title, { font: { size: 12 } });
+      }
+    }
+    Plotly.newPlot(element, figure.data, layout, { responsive: true, displaylogo: false })
+      .then(function () { element.dataset.drawn = "true"; })
+      .catch(function (error) { fail(element, error && error.message ? error.message : String(error)); });
+  }
+  function drawAll() { document.querySelectorAll("[data-figure]").forEach(draw); }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", drawAll);
+  } else {
+    drawAll();
+  }
+})();

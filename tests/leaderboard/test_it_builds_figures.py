@@ -1,0 +1,59 @@
+"""Figures (leaderboard.plots) are plain JSON with the traces the pages expect; no database needed."""
+
+from __future__ import annotations
+
+import json
+
+from leaderboard import plots
+
+
+def roundtrip(figure: dict) -> dict:
+    # What json_script will do: the figure must survive plain JSON unchanged.
+    assert json.loads(json.dumps(figure)) == figure
+    return figure
+
+
+def test_it_builds_grouped_bars_with_whiskers_in_percent():
+    figure = roundtrip(
+        plots.language_bars(
+            ["Hindi", "Tamil"],
+            {"A": [(0.25, 0.2, 0.3), (None, None, None)], "B": [(0.5, None, None), (0.1, None, None)]},
+            title="t",
+        )
+    )
+    first, second = figure["data"]
+    assert (first["type"], first["name"], first["y"]) == ("bar", "A", [25.0, None])
+    assert first["error_y"]["array"] == [5.0, 0] and first["error_y"]["arrayminus"] == [5.0, 0]
+    assert "error_y" not in second or not second["error_y"].get("array")
+    assert figure["layout"]["barmode"] == "group"
+
+
+def test_it_builds_a_heatmap_and_a_centred_asymmetry_map():
+    matrix = [[0.5, 0.3], [0.2, None]]
+    heat = roundtrip(plots.heatmap(matrix, ["Hindi", "Urdu"], title="t"))
+    trace = heat["data"][0]
+    assert trace["type"] == "heatmap" and trace["z"] == [[50.0, 30.0], [20.0, None]]
+    assert trace["text"][1][1] == ""
+    diverging = roundtrip(plots.heatmap([[None, 0.1], [-0.3, None]], ["a", "b"], title="t", diverging=True))
+    assert diverging["data"][0]["zmid"] == 0 and diverging["data"][0]["zmin"] == -30.0
+
+
+def test_it_draws_reliability_curves_without_empty_bins():
+    bins = [{"count": 0, "mean_p": 0.05, "mean_y": 0.0}, {"count": 10, "mean_p": 0.3, "mean_y": 0.2}]
+    figure = roundtrip(plots.reliability_diagram({"before": bins, "after": bins[1:]}, title="t"))
+    diagonal, before, after = figure["data"]
+    assert diagonal["x"] == [0, 1]
+    assert before["x"] == [0.3] and before["y"] == [0.2] and after["customdata"] == [10]
+
+
+def test_it_closes_the_radar_polygon():
+    figure = roundtrip(plots.radar(["T1", "T2", "T3"], {"A": [0.1, 0.2, 0.3]}, title="t"))
+    trace = figure["data"][0]
+    assert trace["type"] == "scatterpolar"
+    assert trace["r"] == [10.0, 20.0, 30.0, 10.0] and trace["theta"] == ["T1", "T2", "T3", "T1"]
+
+
+def test_it_charts_intervals_best_first():
+    figure = roundtrip(plots.interval_chart(["A", "B"], [(0.3, 0.25, 0.35), (0.2, None, None)], title="t"))
+    trace = figure["data"][0]
+    assert trace["x"] == [30.0, 20.0] and trace["error_x"]["array"] == [5.0, 0]

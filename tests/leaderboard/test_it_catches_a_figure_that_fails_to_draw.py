@@ -1,0 +1,55 @@
+"""The browser checks can fail: a figure with broken JSON is reported on the console and by the helper."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.leaderboard.figures import assert_figures_drawn
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PAGE = """<!doctype html><html><body>
+<script id="good" type="application/json">{"data": [{"type": "bar", "x": ["a"], "y": [1]}], "layout": {}}</script>
+<div class="plot" data-figure="good"></div>
+<script id="broken" type="application/json">{"data": [{"type": "bar", "x": ["a"</script>
+<div class="plot" data-figure="broken"></div>
+<script src="%(static)splotly/plotly.min.js"></script>
+<script src="%(static)sleaderboard/figures.js"></script>
+</body></html>"""
+
+
+def open_page(browser, live_server, html: str):
+    context = browser.new_context()
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda exception: errors.append(str(exception)))
+    # Serve the test page from the live server's origin so that the site's own scripts load as usual.
+    page.route(f"{live_server.url}/figure-test", lambda route: route.fulfill(body=html, content_type="text/html"))
+    page.goto(f"{live_server.url}/figure-test")
+    return context, page, errors
+
+
+def test_it_reports_broken_figure_json(browser, live_server):
+    context, page, errors = open_page(browser, live_server, PAGE % {"static": f"{live_server.url}/static/"})
+    try:
+        with pytest.raises(AssertionError, match=r"figures not drawn: \['broken'\]"):
+            assert_figures_drawn(page)
+        assert any("Figure broken could not be drawn: invalid figure JSON" in error for error in errors)
+        assert page.locator('[data-figure="broken"]').inner_text() == "This chart could not be drawn."
+    finally:
+        context.close()
+
+
+def test_it_passes_when_every_figure_draws(browser, live_server):
+    html = PAGE.replace(
+        '{"data": [{"type": "bar", "x": ["a"</script>', '{"data": [{"type": "bar", "x": ["b"], "y": [2]}]}</script>'
+    )
+    context, page, errors = open_page(browser, live_server, html % {"static": f"{live_server.url}/static/"})
+    try:
+        assert assert_figures_drawn(page, expected_traces={"good": 1, "broken": 1}) == {"good": 1, "broken": 1}
+        with pytest.raises(AssertionError, match="good: 1 traces, expected 2"):
+            assert_figures_drawn(page, expected_traces={"good": 2})
+        assert errors == []
+    finally:
+        context.close()

@@ -1,0 +1,130 @@
+"""`import_published_results` reproduces the paper's averages and is safe to run twice or on bad files."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db.models import Avg, Count
+
+from evaluation.models import Dataset, EmbeddingModel, Run, Score
+from leaderboard.cache import current_generation
+
+pytestmark = pytest.mark.django_db
+
+
+def average(model: str, task: str, metric: str = "recall@1") -> tuple[float, int]:
+    row = Score.objects.filter(run__model__name=model, task=task, metric=metric).aggregate(
+        mean=Avg("value"), n=Count("id")
+    )
+    return round(100 * row["mean"], 1), row["n"]
+
+
+def test_it_reproduces_the_published_averages(published_dir, django_capture_on_commit_callbacks):
+    out, err = StringIO(), StringIO()
+    generation = current_generation()
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("import_published_results", str(published_dir), stdout=out, stderr=err)
+
+    assert "8 runs created" in out.getvalue()
+    # The one file labelled 'all' instead of a language is reported, not guessed.
+    assert "distiluse-base-multilingual-cased-v2-all-dev_test" in err.getvalue()
+    assert current_generation() > generation, "the import must invalidate cached pages"
+    assert average("intfloat/multilingual-e5-large-instruct", "t1") == (27.4, 12)
+    assert average("intfloat/multilingual-e5-large-instruct", "t2") == (20.7, 132)
+    assert average("BAAI/bge-m3", "t2") == (14.3, 132)
+    assert average("BAAI/bge-m3", "t3") == (32.1, 12)
+    assert Score.objects.filter(task="t3x").values("source", "target").distinct().count() == 132
+
+    dataset = Dataset.objects.get(name="nirdesha", version="1.0")
+    assert dataset.pool_size == 50_000
+    assert dataset.license == "Apache-2.0"
+    runs = Run.objects.filter(dataset=dataset)
+    assert runs.count() == 8
+    assert set(runs.values_list("origin", "status").distinct()) == {("published", "DONE")}
+
+    # Folder names vary (distiluse "-cased" vs "-cased-v2"); both land on one canonical model.
+    distiluse = EmbeddingModel.objects.get(name="sentence-transformers/distiluse-base-multilingual-cased-v2")
+    assert distiluse.runs.get().scores.filter(task="t1").count() == 12 * 5
+    assert EmbeddingModel.objects.get(name="BAAI/bge-m3").display_name == "BGE-M3"
+    assert EmbeddingModel.objects.get(name="intfloat/multilingual-e5-large-instruct").parameter_count == 560_000_000
+
+    # T4: language from the file name; the reference's ECE is kept apart, never as `ece`.
+    t4 = Score.objects.filter(task="t4")
+    assert set(t4.values_list("metric", flat=True).distinct()) == {"auroc", "auprc", "accuracy", "ece_reference"}
+    assert t4.filter(metric="auroc").values("source").distinct().count() == 12
+    assert distiluse.runs.get().scores.filter(task="t4", metric="auroc").count() == 11
+    assert not Score.objects.filter(metric="ece").exists()
+    assert Score.objects.filter(value__lt=0).count() == 0 and Score.objects.filter(value__gt=1).count() == 0
+
+
+def test_it_replaces_scores_when_imported_again(published_dir):
+    call_command("import_published_results", str(published_dir), verbosity=0)
+    before = Score.objects.count()
+    run_ids = set(Run.objects.values_list("pk", flat=True))
+    out = StringIO()
+    call_command("import_published_results", str(published_dir), stdout=out, stderr=StringIO())
+
+    assert "8 replaced" in out.getvalue()
+    assert Score.objects.count() == before
+    assert set(Run.objects.values_list("pk", flat=True)) == run_ids
+
+
+@pytest.mark.parametrize(
+    ("damage", "expected"),
+    [
+        (lambda data: data["metrics"]["recall"].pop("1"), "metrics.recall['1'] is missing"),
+        (lambda data: data["metrics"]["recall"].update({"1": 27.4}), "outside 0–1"),
+        (lambda data: data.update({"backbone": "mystery-model"}), "unknown backbone 'mystery-model'"),
+        (lambda data: data.update({"lang_or_pair": "xyz"}), "unknown language code 'xyz'"),
+    ],
+)
+def test_it_refuses_a_malformed_file_and_changes_nothing(published_dir, tmp_path, damage, expected):
+    call_command("import_published_results", str(published_dir), verbosity=0)
+    counts = (Run.objects.count(), Score.objects.count(), Score.objects.aggregate(s=Avg("value"))["s"])
+    copy = tmp_path / "results"
+    shutil.copytree(published_dir, copy)
+    victim = sorted((copy / "t1_mono_retrieval-bge-m3").glob("*.json"))[3]
+    data = json.loads(victim.read_text())
+    damage(data)
+    victim.write_text(json.dumps(data))
+
+    with pytest.raises(CommandError) as error:
+        call_command("import_published_results", str(copy), verbosity=0)
+
+    assert victim.name in str(error.value)
+    assert expected in str(error.value)
+    assert (Run.objects.count(), Score.objects.count(), Score.objects.aggregate(s=Avg("value"))["s"]) == counts
+
+
+def test_it_names_a_file_that_is_not_json(published_dir, tmp_path):
+    copy = tmp_path / "results"
+    shutil.copytree(published_dir / "t4_classification-LaBSE", copy / "t4_classification-LaBSE")
+    victim = sorted((copy / "t4_classification-LaBSE").glob("*.json"))[0]
+    victim.write_text(victim.read_text()[:200])
+
+    with pytest.raises(CommandError, match=rf"{victim.name}: invalid JSON at line"):
+        call_command("import_published_results", str(copy), verbosity=0)
+    assert Run.objects.count() == 0
+
+
+def test_it_refuses_a_folder_without_results(tmp_path):
+    with pytest.raises(CommandError, match=r"no '<task>-<model>/\*\.json' result files found"):
+        call_command("import_published_results", str(tmp_path), verbosity=0)
+
+
+def test_it_refuses_to_put_full_pool_results_on_a_smaller_version(published_dir):
+    from tests.data import VALIDATION_DIR
+
+    # Imported as "nirdesha 1.0" by mistake, the 150-item validation sample must not take the results.
+    call_command(
+        "import_dataset", str(VALIDATION_DIR), "--name=nirdesha", "--version=1.0", stdout=StringIO(), stderr=StringIO()
+    )
+    assert Dataset.objects.get(name="nirdesha", version="1.0").pool_size == 150
+
+    with pytest.raises(CommandError, match=r"holds 150 items per language.*50,000-item pools"):
+        call_command("import_published_results", str(published_dir), verbosity=0)
+    assert Run.objects.count() == 0 and Score.objects.count() == 0

@@ -1,0 +1,69 @@
+"""The run page: every score with its interval, bars, manifest, tokenizer coverage and the reproduce command."""
+
+from __future__ import annotations
+
+import csv
+import io
+import shlex
+
+import pytest
+from django.urls import reverse
+
+from evaluation.models import Run
+from tests.leaderboard.factories import make_dataset, make_run
+from tests.leaderboard.html import tables
+
+pytestmark = pytest.mark.django_db
+
+COVERAGE = {
+    "Deva": {"texts": 6, "words": 80, "tokens": 168, "tokens_per_word": 2.1, "unk_rate": 0.0},
+    "Arab": {"texts": 6, "words": 75, "tokens": 330, "tokens_per_word": 4.4, "unk_rate": 0.0412},
+}
+
+
+def test_it_shows_every_score_with_its_interval(client):
+    dataset = make_dataset()
+    run = make_run(dataset, "org/alpha", display_name="Alpha", level=0.3, details={"tokenizer_coverage": COVERAGE})
+    page = client.get(reverse("leaderboard:run_detail", args=[run.pk])).content.decode()
+
+    found = tables(page)
+    t1 = next(table for table in found.values() if table[0][:2] == ["Language", "recall@1"])
+    hindi = next(row for row in t1 if row[0] == "Hindi")
+    assert hindi[1] == "30.0 [28.0, 32.0]"  # level 0.3, Hindi is the first language
+    pairs = next(table for table in found.values() if table[0][0] == "Query → document")
+    assert len(pairs) == 1 + 20 and pairs[1][0] == "Bengali → Hindi"  # languages in alphabetical order
+    coverage = found["tokenizer-coverage"]
+    assert coverage[0] == ["Script", "tokens_per_word", "unk_rate", "texts", "words", "tokens"]
+    assert coverage[1] == ["Arab", "4.4", "0.0412", "6", "75", "330"]
+    assert 'data-figure="figure-run-bars"' in page
+    # The command names the model, the resolved commit and the dataset version.
+    command = next(line for line in page.splitlines() if "manage.py evaluate" in line)
+    text = command.split("<code>")[1].split("</code>")[0].replace("&#x27;", "'")
+    assert shlex.split(text)[2:] == [
+        "evaluate",
+        "--model",
+        "org/alpha",
+        "--revision",
+        run.resolved_commit,
+        "--dataset",
+        "nirdesha-validation@150",
+    ]
+    assert "<dt>device</dt><dd>cpu</dd>" in page
+
+
+def test_it_describes_a_published_run(client, published):
+    run = Run.objects.get(model__name="sentence-transformers/distiluse-base-multilingual-cased-v2")
+    page = client.get(reverse("leaderboard:run_detail", args=[run.pk])).content.decode()
+    assert "(the published results have none)" in page
+    assert "--dataset nirdesha@1.0" in page and "--revision" not in page
+    assert "distiluse-base-multilingual-cased-v2-all-dev_test" in page  # the file the import left out
+    assert "configs/prod_t41.yaml" in page  # provenance from the reference files
+    rows = list(csv.DictReader(io.StringIO(client.get(f"/results/{run.pk}/?format=csv").content.decode())))
+    assert len(rows) == run.scores.count()
+
+
+def test_it_points_to_the_progress_of_an_unfinished_run(client):
+    run = make_run(make_dataset(), "org/slow", status=Run.Status.ENCODING, tasks=())
+    page = client.get(reverse("leaderboard:run_detail", args=[run.pk])).content.decode()
+    assert "Encoding" in page and reverse("evaluation:run_detail", args=[run.pk]) in page
+    assert client.get(reverse("leaderboard:run_detail", args=[999999])).status_code == 404

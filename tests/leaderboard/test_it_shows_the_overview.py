@@ -1,0 +1,160 @@
+"""The overview: the paper's numbers, language filters that re-rank, sorting, versions kept apart."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from django.urls import reverse
+
+from evaluation.models import Run, Score
+from tests.leaderboard.factories import make_dataset, make_run
+from tests.leaderboard.html import rows_by_first_cells, tables
+
+pytestmark = pytest.mark.django_db
+
+
+HEADERS = {"T1 mono R@1": "t1", "T2 cross R@1": "t2", "T3 mono R@1": "t3", "T3 cross R@1": "t3x"}
+HEADERS |= {"T4 AUROC": "t4_auroc", "T4 ECE": "t4_ece", "Params": "params", "Rank": "rank", "Model": "model"}
+HEADERS |= {"Origin": "origin", "Overall": "overall"}
+
+
+def overview_rows(client, query: str = "") -> dict[str, dict[str, str]]:
+    """Rows keyed by model, cells keyed by column; hidden columns are absent."""
+    response = client.get(reverse("leaderboard:overview") + query)
+    assert response.status_code == 200
+    table = tables(response.content)["overview-table"]
+    columns = [HEADERS[text] for text in table[0]]
+    return {model: dict(zip(columns, row, strict=True)) for model, row in rows_by_first_cells(table).items()}
+
+
+def order(rows: dict[str, dict[str, str]]) -> list[str]:
+    return list(rows)
+
+
+def test_it_shows_the_papers_numbers(client, published):
+    rows = overview_rows(client)
+
+    assert rows["E5-Large-Instruct"]["t1"] == "27.4"
+    assert rows["E5-Large-Instruct"]["t2"] == "20.7"
+    assert rows["BGE-M3"]["t2"] == "14.3"
+    assert rows["BGE-M3"]["t3"] == "32.1"
+    assert rows["E5-Large-Instruct"]["rank"] == "1"
+    assert rows["E5-Large-Instruct"]["origin"] == "published"
+    # Distiluse has T4 for 11 of 12 languages: its mean covers those and says so.
+    assert rows["distiluse-base-multilingual-cased-v2"]["t4_auroc"].endswith("11/12")
+    # The reference's ECE is not shown as ECE.
+    assert rows["BGE-M3"]["t4_ece"].startswith("—")
+    page = client.get(reverse("leaderboard:overview")).content.decode()
+    assert "Published results come without confidence intervals" in page
+    assert "means over the selected languages that each model was evaluated on" in page
+
+
+def test_it_reranks_when_only_hindi_is_chosen(client, published):
+    everything = overview_rows(client)
+    hindi = overview_rows(client, "?languages=hin")
+
+    assert order(hindi) != order(everything)
+    # The averages are now the Hindi values themselves.
+    e5_hindi = Score.objects.get(
+        run__model__display_name="E5-Large-Instruct", task="t1", metric="recall@1", source="hin"
+    )
+    assert hindi["E5-Large-Instruct"]["t1"] == f"{100 * e5_hindi.value:.1f}"
+    # No cross-lingual pair has both languages in {Hindi}: those columns are left out, not shown as zero.
+    assert "t2" not in hindi["BGE-M3"] and "t3x" not in hindi["BGE-M3"]
+    page = client.get(reverse("leaderboard:overview") + "?languages=hin").content.decode()
+    assert "No results for this language selection in T2 cross R@1, T3 cross R@1" in page
+    # The ranks follow the overall score: paraphrase-mpnet climbs from 6th to 3rd on Hindi.
+    assert everything["paraphrase-multilingual-mpnet-base-v2"]["rank"] == "6"
+    assert hindi["paraphrase-multilingual-mpnet-base-v2"]["rank"] == "3"
+    # With pairs counted by their query language, Hindi→others is averaged.
+    source_mode = overview_rows(client, "?languages=hin&pairs=source")
+    t2_from_hindi = Score.objects.filter(
+        run__model__display_name="BGE-M3", task="t2", metric="recall@1", source="hin"
+    ).values_list("value", flat=True)
+    assert source_mode["BGE-M3"]["t2"] == f"{100 * sum(t2_from_hindi) / len(t2_from_hindi):.1f}"
+
+
+def test_it_filters_by_script_family_size_and_type(client, published):
+    devanagari = overview_rows(client, "?script=Deva")
+    assert all(row["t1"] for row in devanagari.values())
+    hin_mar = overview_rows(client, "?languages=hin&languages=mar")
+    assert devanagari["BGE-M3"]["t1"] == hin_mar["BGE-M3"]["t1"]
+
+    dravidian = overview_rows(client, "?family=Dravidian&size=large")
+    assert set(dravidian) == {"E5-Large-Instruct", "BGE-M3"}
+    assert set(overview_rows(client, "?size=small")) == {"distiluse-base-multilingual-cased-v2"}
+    assert overview_rows(client, "?kind=lexical") == {}
+    urdu = overview_rows(client, "?languages=urd")
+    assert urdu["distiluse-base-multilingual-cased-v2"]["t4_auroc"] == "—, not covered"
+
+
+def test_it_sorts_server_side(client, published):
+    by_t4 = order(overview_rows(client, "?sort=-t4_auroc"))
+    assert by_t4[0] == "LaBSE"
+    by_name = order(overview_rows(client, "?sort=model"))
+    assert by_name == sorted(by_name, key=str.lower)
+    page = client.get(reverse("leaderboard:overview") + "?languages=hin").content.decode()
+    # Header links keep the filters and offer the best-first order.
+    assert "?languages=hin&amp;sort=-t1" in page
+
+
+def test_it_reports_bad_filters_and_keeps_the_defaults(client, published):
+    response = client.get(reverse("leaderboard:overview") + "?languages=xyz&size=huge&pairs=sideways")
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert "xyz is not one of the available choices" in page
+    assert "huge is not one of the available choices" in page
+    assert overview_rows(client, "?languages=xyz")["E5-Large-Instruct"]["t1"] == "27.4"
+
+
+def test_it_never_ranks_other_versions_beside_the_full_benchmark(client, published):
+    validation = make_dataset("nirdesha-validation", "150")
+    demo = make_dataset("nirdesha-demo", "demo-1", is_demo=True)
+    make_run(validation, "org/tiny-model", display_name="Tiny", level=0.9)
+    make_run(demo, "org/demo-model", display_name="Demo model", level=0.95)
+    Run.objects.create(model=Run.objects.first().model, dataset=validation, status=Run.Status.FAILED)
+
+    default = overview_rows(client)
+    assert "Tiny" not in default and "Demo model" not in default and len(default) == 8
+
+    on_validation = overview_rows(client, f"?dataset={validation.pk}")
+    assert set(on_validation) == {"Tiny"}
+    # Level 0.9 plus 0.01 per language over five languages: a mean of 92.0 with ±2.0 intervals.
+    assert on_validation["Tiny"]["t1"] == "92.0 [90.0, 94.0]"
+    page = client.get(reverse("leaderboard:overview")).content.decode()
+    assert "nirdesha-validation 150" in page and "nirdesha-demo demo-1 (demo)" in page
+
+
+def test_it_falls_back_to_the_newest_version_with_runs(client):
+    older = make_dataset("nirdesha-validation", "150")
+    make_run(older, "org/a", display_name="A")
+    newer = make_dataset("nirdesha-validation", "151")
+    make_run(newer, "org/b", display_name="B")
+    assert set(overview_rows(client)) == {"B"}
+    page = client.get(reverse("leaderboard:overview")).content.decode()
+    assert "No results yet" not in page
+
+
+def test_it_says_when_there_are_no_results(client):
+    page = client.get(reverse("leaderboard:overview")).content.decode()
+    assert "No results yet" in page
+
+
+def test_it_downloads_the_table_as_csv_and_json(client, published):
+    response = client.get(reverse("leaderboard:overview") + "?languages=hin&format=csv")
+    assert response["Content-Type"].startswith("text/csv")
+    assert "attachment" in response["Content-Disposition"]
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    assert len(rows) == 8
+    e5 = next(row for row in rows if row["model"] == "E5-Large-Instruct")
+    hindi = Score.objects.get(run__model__display_name="E5-Large-Instruct", task="t1", metric="recall@1", source="hin")
+    assert float(e5["t1_recall@1"]) == pytest.approx(hindi.value)
+    assert e5["t1_covered"] == "1" and e5["t2_expected"] == "0"
+
+    data = json.loads(client.get(reverse("leaderboard:overview") + "?format=json").content)
+    e5 = next(row for row in data["tables"]["overview"] if row["model"] == "E5-Large-Instruct")
+    assert round(100 * e5["t1_recall@1"], 1) == 27.4
+    assert e5["overall_ci_low"] is None
