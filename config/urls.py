@@ -1,8 +1,8 @@
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
+from drf_spectacular.views import SpectacularAPIView
 
-from config.views import healthz
+from config.views import api_docs, healthz
 
 urlpatterns = [
     path("", include("leaderboard.urls")),
@@ -12,6 +12,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include("config.api_router")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/docs/", api_docs, name="api-docs"),
     path("healthz", healthz, name="healthz"),
 ]

@@ -210,6 +210,13 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Runs and campaigns both have a status and an origin; name their enums apart in the schema.
+    "ENUM_NAME_OVERRIDES": {
+        "RunStatusEnum": "evaluation.models.Run.Status",
+        "RunOriginEnum": "evaluation.models.Run.Origin",
+        "CampaignStatusEnum": "annotation.models.Campaign.Status",
+        "CampaignOriginEnum": "annotation.models.Campaign.Origin",
+    },
 }
 
 # django-allauth: e-mail is the login; the adapter lives in accounts/.

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Count, Q
+from django.http import HttpResponse, HttpResponseBase
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import viewsets
@@ -31,6 +33,26 @@ from leaderboard.pages import overview_page
 from leaderboard.responses import canonical_query
 
 
+def cached_json(request: Request, key: str, compute: Callable[[], Response | object]) -> HttpResponseBase:
+    """Serve a read response from the cache, stored as rendered JSON under the page generation.
+
+    JSON clients get the stored bytes as they are (no serializer, no renderer on a hit); the
+    browsable API renders the same data. A non-200 response is passed through and not stored.
+    """
+    body = cache.get(key)
+    if body is None:
+        result = compute()
+        if isinstance(result, Response):
+            if result.status_code != 200:
+                return result
+            result = result.data
+        body = JSONRenderer().render(result)
+        cache.set(key, body, settings.PUBLIC_PAGE_CACHE_SECONDS)
+    if getattr(request, "accepted_renderer", None) is None or request.accepted_renderer.format == "json":
+        return HttpResponse(body, content_type="application/json")
+    return Response(json.loads(body))
+
+
 class CachedReadMixin:
     """Serve list and detail responses from the cache, under the generation of the public pages.
 
@@ -38,23 +60,15 @@ class CachedReadMixin:
     host (pagination links are absolute), path and query string until the next import or finished run.
     """
 
-    def list(self, request: Request, *args, **kwargs) -> Response:
+    def list(self, request: Request, *args, **kwargs) -> HttpResponseBase:
         return self._cached(request, lambda: super(CachedReadMixin, self).list(request, *args, **kwargs))
 
-    def retrieve(self, request: Request, *args, **kwargs) -> Response:
+    def retrieve(self, request: Request, *args, **kwargs) -> HttpResponseBase:
         return self._cached(request, lambda: super(CachedReadMixin, self).retrieve(request, *args, **kwargs))
 
-    def _cached(self, request: Request, compute) -> Response:
+    def _cached(self, request: Request, compute) -> HttpResponseBase:
         key = generation_key("api", request.get_host(), request.path, canonical_query(request._request))
-        data = cache.get(key)
-        if data is None:
-            response = compute()
-            if response.status_code != 200:
-                return response
-            # Plain JSON types only: DRF's ReturnList/ReturnDict keep a reference to their serializer.
-            data = json.loads(JSONRenderer().render(response.data))
-            cache.set(key, data, settings.PUBLIC_PAGE_CACHE_SECONDS)
-        return Response(data)
+        return cached_json(request, key, compute)
 
 
 class EmbeddingModelViewSet(CachedReadMixin, viewsets.ReadOnlyModelViewSet):
@@ -109,24 +123,27 @@ class LeaderboardViewSet(viewsets.ViewSet):
     """The overview table as data: the same rows, filters and averages as the leaderboard page."""
 
     @extend_schema(parameters=LEADERBOARD_PARAMETERS, responses={200: OpenApiTypes.OBJECT})
-    def list(self, request: Request) -> Response:
-        key = generation_key("api", "leaderboard", canonical_query(request._request))
-        body = cache.get(key)
-        if body is None:
-            page = overview_page(request.query_params)
-            table = page.tables["overview"]
-            context = page.context
-            body = {
-                "benchmark": str(context["dataset"]) if context["dataset"] else None,
-                "benchmark_id": context["dataset"].pk if context["dataset"] else None,
-                "languages": context["languages"],
-                "pairs": context["pair_mode"],
-                "errors": context["errors"],
-                "averaging": "mean over the selected languages each model covers; missing languages are not zeros",
-                "rows": [dict(zip(table.headers, row, strict=True)) for row in table.rows],
-            }
-            cache.set(key, body, settings.PUBLIC_PAGE_CACHE_SECONDS)
-        return Response(body)
+    def list(self, request: Request) -> HttpResponseBase:
+        return cached_json(
+            request,
+            generation_key("api", "leaderboard", canonical_query(request._request)),
+            lambda: self.table(request),
+        )
+
+    @staticmethod
+    def table(request: Request) -> dict:
+        page = overview_page(request.query_params)
+        table = page.tables["overview"]
+        context = page.context
+        return {
+            "benchmark": str(context["dataset"]) if context["dataset"] else None,
+            "benchmark_id": context["dataset"].pk if context["dataset"] else None,
+            "languages": context["languages"],
+            "pairs": context["pair_mode"],
+            "errors": context["errors"],
+            "averaging": "mean over the selected languages each model covers; missing languages are not zeros",
+            "rows": [dict(zip(table.headers, row, strict=True)) for row in table.rows],
+        }
 
 
 class DatasetViewSet(CachedReadMixin, viewsets.ReadOnlyModelViewSet):

@@ -1,13 +1,20 @@
-"""Test data for the engine: the shared validation CSVs loaded into the database with the ORM.
+"""Test data for the engine: the shared validation CSVs imported with the real `manage.py import_dataset`.
 
-The importer branch owns `manage.py import_dataset`; until it is merged this helper creates the same
-rows (English originals as language `eng`, NFC-normalised text) so the engine can be tested on real data.
+A subset (some languages, the first `limit` items) is imported from a temporary folder holding copies of
+just those CSVs (the shared data itself is never copied into the repository).
 """
 
 from __future__ import annotations
 
-from evaluation.models import Dataset, Item
-from tests.engine.shared_csv import VALIDATION_LANGUAGES, validation_rows
+import csv
+import tempfile
+from io import StringIO
+from pathlib import Path
+
+from django.core.management import call_command
+
+from evaluation.models import Dataset
+from tests.data import VALIDATION_DIR, VALIDATION_LANGUAGES, require_shared_data
 
 
 def create_validation_dataset(
@@ -18,14 +25,17 @@ def create_validation_dataset(
     limit: int | None = None,
     with_english: bool = True,
 ) -> Dataset:
-    """A Dataset with the validation sample's items for `languages` (and English), optionally the first `limit`."""
-    dataset = Dataset.objects.create(
-        name=name, version=version, license="Apache-2.0", content_hash=f"validation-{version}"
-    )
-    items = [
-        Item(dataset=dataset, language_id=code, **row)
-        for code, rows in validation_rows(languages, limit=limit, with_english=with_english).items()
-        for row in rows
-    ]
-    Item.objects.bulk_create(items, batch_size=2000)
+    """Import the validation sample's CSVs for `languages` (English originals included unless told not to)."""
+    require_shared_data(VALIDATION_DIR)
+    with tempfile.TemporaryDirectory() as folder:
+        for language_name in languages:
+            source = VALIDATION_DIR / f"{language_name}.csv"
+            with open(source, encoding="utf-8", newline="") as handle:
+                rows = list(csv.reader(handle))
+            with open(Path(folder) / source.name, "w", encoding="utf-8", newline="") as handle:
+                csv.writer(handle).writerows(rows if limit is None else rows[: limit + 1])
+        call_command("import_dataset", folder, "--name", name, "--version", version, stdout=StringIO(), verbosity=0)
+    dataset = Dataset.objects.get(name=name, version=version)
+    if not with_english:
+        dataset.items.filter(language_id="eng").delete()
     return dataset

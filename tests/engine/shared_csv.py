@@ -5,13 +5,9 @@ from __future__ import annotations
 import csv
 import json
 import unicodedata
-from pathlib import Path
 
 from evaluation.languages import BY_NAME
-
-SHARED_DATA = (Path(__file__).resolve().parents[2] / ".." / "shared" / "data").resolve()
-VALIDATION_DIR = SHARED_DATA / "nirdesha-validation"
-VALIDATION_LANGUAGES = ("Hindi", "Marathi", "Bengali", "Tamil", "Urdu")
+from tests.data import VALIDATION_DIR, VALIDATION_LANGUAGES, require_shared_data
 
 
 def _text(value: str) -> str:
@@ -22,7 +18,7 @@ def validation_rows(
     languages: tuple[str, ...] = VALIDATION_LANGUAGES, *, limit: int | None = None, with_english: bool = True
 ) -> dict[str, list[dict]]:
     """language code → rows {item_id, persona, instruction, description}; English originals as `eng`."""
-    assert VALIDATION_DIR.is_dir(), f"shared data missing at {VALIDATION_DIR}"
+    require_shared_data(VALIDATION_DIR)
     result: dict[str, list[dict]] = {}
     english: dict[int, dict] = {}
     for language_name in languages:

@@ -8,8 +8,8 @@ from django.core.files.storage import default_storage
 from django.core.management import call_command
 
 from evaluation.engine.runner import ALL_TASKS
-from evaluation.models import Run, Score
-from tests.engine.data import create_validation_dataset
+from evaluation.models import Dataset, Run, Score
+from tests.data import VALIDATION_DIR
 from tests.engine.models import minilm_path
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
@@ -18,7 +18,8 @@ LANGUAGES = ["ben", "hin", "mar", "tam", "urd"]
 
 
 def test_it_evaluates_every_task_and_writes_scores_manifest_and_json(tmp_path):
-    dataset = create_validation_dataset()
+    call_command("import_dataset", str(VALIDATION_DIR), verbosity=0)
+    dataset = Dataset.objects.get()
     output = tmp_path / "result.json"
 
     call_command("evaluate", "--model", str(minilm_path()), "--dataset", dataset.slug, "--output", str(output))

@@ -133,12 +133,32 @@ def test_it_fits_a_phone_screen(browser, live_server, published):
 
 
 def test_it_renders_the_api_docs_with_local_scripts(browser, live_server):
-    # The docs page's own template (drf-spectacular's redoc.html) also links Google Fonts, which cannot
-    # load offline; the page must still render from the locally served Redoc bundle.
+    # Nothing the docs page shows may come from a CDN or a font service. Redoc's bundle asks for a
+    # logo on Redocly's CDN; the page's Content-Security-Policy stops that request in the browser.
     context = browser.new_context()
     docs = context.new_page()
     scripts: list[str] = []
-    docs.on("request", lambda request: scripts.append(request.url) if request.resource_type == "script" else None)
+    foreign_answered: list[str] = []
+    foreign_blocked: list[str] = []
+
+    def is_foreign(url: str) -> bool:
+        return not url.startswith((live_server.url, "blob:", "data:"))
+
+    def on_request(request) -> None:
+        if request.resource_type == "script":
+            scripts.append(request.url)
+
+    def on_response(response) -> None:
+        if is_foreign(response.url):
+            foreign_answered.append(response.url)
+
+    def on_failure(request) -> None:
+        if is_foreign(request.url):
+            foreign_blocked.append(request.failure or "")
+
+    docs.on("request", on_request)
+    docs.on("response", on_response)
+    docs.on("requestfailed", on_failure)
     try:
         docs.goto(live_server.url + "/api/docs/")
         docs.wait_for_selector("text=Nirdesha Leaderboard API")
@@ -146,6 +166,8 @@ def test_it_renders_the_api_docs_with_local_scripts(browser, live_server):
         # Redoc starts a worker from a blob: URL it made itself; every script fetched comes from our server.
         fetched = [url for url in scripts if not url.startswith("blob:")]
         assert fetched == [f"{live_server.url}/static/drf_spectacular_sidecar/redoc/bundles/redoc.standalone.js"]
+        assert foreign_answered == []
+        assert all("csp" in reason.lower() for reason in foreign_blocked), foreign_blocked
         save_screenshot(docs, "leaderboard-api-docs")
     finally:
         context.close()
