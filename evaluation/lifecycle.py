@@ -1,4 +1,4 @@
-"""Pure rules of a run's life in a worker: progress arithmetic, retries, batch halving, log tails.
+"""Pure rules of a run's life in a worker: progress arithmetic, batch halving, memory errors, log tails.
 
 Nothing here imports Django, so the rules are tested without a database and reused by the worker.
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 # Each stage owns a slice of the progress bar. Encoding dominates the time of a real evaluation,
 # so it gets most of the bar; pre-flight checks and downloads are short by comparison.
@@ -38,11 +38,6 @@ def next_batch_size(current: int) -> int | None:
     return max(1, current // 2)
 
 
-def retry_delay(retry_number: int, *, base: float, cap: float) -> float:
-    """Exponential back-off: base, 2·base, 4·base, … seconds, never more than cap."""
-    return float(min(cap, base * 2 ** max(0, retry_number - 1)))
-
-
 _OOM_MARKERS = ("out of memory", "can't allocate memory", "cannot allocate memory", "cublas_status_alloc_failed")
 
 
@@ -61,22 +56,16 @@ class LogTail:
 
     def __init__(self, initial: str = "", *, max_lines: int = LOG_TAIL_LINES) -> None:
         self._lines: deque[str] = deque(maxlen=max_lines)
-        self.extend(initial.splitlines())
+        for line in initial.splitlines():
+            self.append(line)
 
     def append(self, line: str) -> None:
         # One record may span several lines (a traceback); each counts against the limit.
         for part in str(line).splitlines() or [""]:
             self._lines.append(part.rstrip()[:500])
 
-    def extend(self, lines: Iterable[str]) -> None:
-        for line in lines:
-            self.append(line)
-
     def text(self) -> str:
         return "\n".join(self._lines)
-
-    def __len__(self) -> int:
-        return len(self._lines)
 
 
 class Throttle:

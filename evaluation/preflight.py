@@ -294,7 +294,7 @@ def inspect_hub_model(
 
 
 def fetch_support_files(
-    repo_id: str, commit: str, *, endpoint: str | None = None, cache_dir: Path | None = None
+    repo_id: str, commit: str, *, endpoint: str | None = None, cache_dir: Path | str | None = None
 ) -> Path:
     """Download a Hub model's small files (configs, tokenizer) at an exact commit; weights stay remote."""
     with hub_errors(repo_id, commit):

@@ -7,14 +7,13 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError
-from django.db.models import Avg, Count
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from evaluation.api.serializers import RunStatusSerializer
 from evaluation.forms import SubmissionForm
-from evaluation.models import Run, Score
+from evaluation.models import Run
 from evaluation.submissions import SubmissionRefused, submissions_left, submit
 
 
@@ -56,16 +55,10 @@ def submit_model(request: HttpRequest) -> HttpResponse:
 
 def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     run = _get_run_for_viewer(request, run_id)
-    summary = (
-        Score.objects.for_run(run)
-        .values("task", "metric")
-        .annotate(mean=Avg("value"), n=Count("id"))
-        .order_by("task", "metric")
-    )
+    # The scores themselves are on the leaderboard's results page, which this page links to.
     context = {
         "run": run,
         "status": RunStatusSerializer(run).data,
-        "score_summary": summary if run.status == Run.Status.DONE else [],
         "coverage": [
             {**figures, "script": script, "unknown_percent": 100 * figures.get("unk_rate", 0)}
             for script, figures in sorted(run.details.get("tokenizer_coverage", {}).items())

@@ -269,7 +269,10 @@ def _check_run_model(run: Run, report: ProgressReporter) -> tuple[dict, dict]:
             model.name, revision, endpoint=settings.HF_ENDPOINT, timeout=settings.HF_HUB_TIMEOUT_SECONDS
         )
         report(Run.Status.PREFLIGHT, 0.4, "downloading configs and tokenizer")
-        folder = fetch_support_files(model.name, check.commit, endpoint=settings.HF_ENDPOINT)
+        # The engine's hub cache: the files fetched here are the ones it will load.
+        from evaluation.engine.encoders import hub_cache_dir
+
+        folder = fetch_support_files(model.name, check.commit, endpoint=settings.HF_ENDPOINT, cache_dir=hub_cache_dir())
         check_support_files(folder, check)
         report(Run.Status.PREFLIGHT, 0.6, "reading the safetensors headers")
         check.parameter_count = hub_parameter_count(model.name, check.commit, endpoint=settings.HF_ENDPOINT)
@@ -315,15 +318,17 @@ def run_evaluation(run_id: int, *, worker: str = "") -> str:
         logger.info("Run %s is not waiting for evaluation; nothing to do.", run_id)
         return SKIPPED
     batch_size = int(run.details.get("batch_size") or settings.EVALUATION_BATCH_SIZE)
+    # Numbered over the run's whole history: a re-queue by staff restarts the retry count
+    # (run.attempts) but keeps the earlier attempts on record.
     attempt = {
-        "number": run.attempts,
+        "number": len(run.attempt_history) + 1,
         "worker": token,
         "started_at": timezone.now().isoformat(),
         "batch_size": batch_size,
     }
     attempts = [*_close_open_attempts(run, LOST), attempt]
     reporter = ProgressReporter(run, token)
-    reporter.log(f"Evaluation attempt {run.attempts} started on {token} (batch size {batch_size})")
+    reporter.log(f"Evaluation attempt {attempt['number']} started on {token} (batch size {batch_size})")
     started = run.write_as(token, details={**run.details, "attempts": attempts}, log_tail=reporter.tail.text())
     if not started:
         return LOST

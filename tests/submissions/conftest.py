@@ -52,11 +52,15 @@ def dataset(db):
 
 
 @pytest.fixture
-def fake_hub(monkeypatch, settings):
-    """A loopback Hub that huggingface_hub and our checks talk to instead of huggingface.co."""
+def fake_hub(monkeypatch, settings, tmp_path):
+    """A loopback Hub that huggingface_hub and our checks talk to instead of huggingface.co.
+
+    Its files are cached in a folder of the test's own, never in the machine's Hugging Face cache.
+    """
     with running_fake_hub() as hub:
         settings.HF_ENDPOINT = hub.url
         monkeypatch.setenv("HF_ENDPOINT", hub.url)
+        monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf-hub-cache"))
         monkeypatch.setenv("HF_HUB_OFFLINE", "0")
         monkeypatch.setattr("huggingface_hub.constants.HF_HUB_OFFLINE", False)
         yield hub

@@ -7,7 +7,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from evaluation.models import Run
-from tests.people import make_admin
+from tests.people import make_admin, make_researcher
 from tests.submissions.tiny_model import break_weights
 from tests.submissions.waiting import is_over, wait_for_run
 from tests.workers import running_worker
@@ -65,3 +65,23 @@ def test_it_fails_a_folder_that_does_not_load_as_the_submitters_problem(api, dat
     assert run.scores.count() == 0
     detail = api.get(f"/api/submissions/{run.pk}/").json()
     assert detail["failure_category_label"] == "Problem with the submitted model"
+
+
+def test_it_evaluates_a_researchers_hub_model_at_the_commit_it_checked(dataset, tiny_model, fake_hub, tmp_path):
+    repo = fake_hub.add("tiny-org/tiny-encoder", tiny_model)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=make_researcher()).key}")
+    response = client.post("/api/submissions/", {"model": "tiny-org/tiny-encoder", "revision": "main"}, format="json")
+    assert response.status_code == 201, response.content
+    # The branch moves on after the submission; the run must still evaluate the commit it pinned.
+    repo.branches["main"] = "f" * 40
+    # The worker inherits the loopback Hub's address and the test's own Hub cache from this process.
+    with running_worker(queues="preflight,gpu"):
+        run = wait_for_run(response.json()["id"], is_over)
+    assert run.status == Run.Status.DONE, f"{run.message}\n{run.log_tail}"
+    assert run.revision == "main" and run.resolved_commit == repo.commit
+    assert run.manifest["model"]["resolved_revision"] == repo.commit
+    assert run.details["preflight"]["parameter_count"] == run.model.parameter_count > 0
+    downloads = [request for request in fake_hub.requests if "/resolve/" in request]
+    assert downloads and all(f"/resolve/{repo.commit}/" in request for request in downloads)
+    assert (tmp_path / "hf-hub-cache" / "models--tiny-org--tiny-encoder").is_dir()

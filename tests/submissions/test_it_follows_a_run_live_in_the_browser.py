@@ -68,6 +68,13 @@ def test_it_follows_a_submitted_run_until_it_is_done(page, live_server, dataset,
     page.on("request", lambda request: requests.append(request.url))
     page.wait_for_timeout(4500)
     assert not [url for url in requests if url.endswith("/status/")]
+    page.reload()
+    assert page.locator("h2", has_text="Tokenizer coverage").is_visible()
+    assert page.locator("#run-attempts").inner_text() == "1"
+    save_screenshot(page, "submissions-run-finished")
+    page.click("#run-finished a")
+    page.wait_for_url(f"{live_server.url}/results/{run.pk}/")
+    save_screenshot(page, "submissions-run-results")
 
 
 def test_it_explains_that_the_hub_cannot_be_reached(page, live_server, settings, monkeypatch, dataset):

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from evaluation.models import Run, Score
+from evaluation.models import Run
 from tests.people import make_admin, make_outsider, make_researcher
 from tests.submissions.runs import make_run
 
@@ -56,13 +56,11 @@ def test_it_hides_an_unfinished_run_from_other_people(client, dataset):
     assert "Traceback in /srv/secret" in page and "Re-queue" in page
 
 
-def test_it_shows_a_finished_run_and_its_scores_to_everyone(client, dataset):
+def test_it_shows_a_finished_run_to_everyone_with_a_link_to_its_results(client, dataset):
     run = make_run(dataset, make_researcher(), status=Run.Status.DONE, finished_at=timezone.now(), progress=100)
-    Score.objects.create(run=run, task="t1", source_id="hin", metric="recall@1", value=0.25)
-    Score.objects.create(run=run, task="t1", source_id="urd", metric="recall@1", value=0.75)
     page = client.get(page_url(run)).content.decode()
-    assert "Scores (mean over languages and pairs)" in page
-    assert "<td>recall@1</td><td>0.5000</td><td>2</td>" in page
+    assert f'<a href="{reverse("leaderboard:run_detail", args=[run.pk])}">see the results</a>' in page
+    assert "Cancel this run" not in page
     assert client.get(status_url(run)).json()["is_terminal"] is True
 
 

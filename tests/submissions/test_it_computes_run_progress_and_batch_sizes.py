@@ -1,4 +1,4 @@
-"""The pure rules of a run's life (evaluation/lifecycle.py): progress, retries, memory, log tails."""
+"""The pure rules of a run's life (evaluation/lifecycle.py): progress, batch halving, memory, log tails."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from evaluation.lifecycle import (
     is_out_of_memory,
     next_batch_size,
     overall_percent,
-    retry_delay,
 )
 
 
@@ -32,10 +31,6 @@ def test_it_halves_the_batch_down_to_one():
         sizes.append(smaller)
     assert sizes == [64, 32, 16, 8, 4, 2, 1]
     assert next_batch_size(3) == 1
-
-
-def test_it_backs_off_exponentially_up_to_a_cap():
-    assert [retry_delay(n, base=30, cap=200) for n in (1, 2, 3, 4)] == [30, 60, 120, 200]
 
 
 def test_it_recognises_running_out_of_memory():
