@@ -87,16 +87,3 @@ class DatasetSerializer(serializers.ModelSerializer):
             "item_count",
             "finished_runs",
         ]
-
-
-class AgreementSerializer(serializers.Serializer):
-    language = serializers.CharField()
-    language_name = serializers.CharField()
-    n = serializers.IntegerField()
-    percent_agreement = serializers.FloatField(allow_null=True)
-    kappa = serializers.FloatField(allow_null=True)
-    kappa_ci_low = serializers.FloatField(allow_null=True)
-    kappa_ci_high = serializers.FloatField(allow_null=True)
-    alpha = serializers.FloatField(allow_null=True)
-    ac1 = serializers.FloatField(allow_null=True)
-    ac1_band = serializers.CharField(allow_blank=True, allow_null=True)

@@ -17,11 +17,11 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from annotation.api.serializers import AgreementRowSerializer
 from annotation.reports import agreement_by_language
 from evaluation.models import Dataset, EmbeddingModel, Run, Score
 from leaderboard.api.filters import RunFilter, ScoreFilter
 from leaderboard.api.serializers import (
-    AgreementSerializer,
     DatasetSerializer,
     EmbeddingModelSerializer,
     RunDetailSerializer,
@@ -157,9 +157,9 @@ class DatasetViewSet(CachedReadMixin, viewsets.ReadOnlyModelViewSet):
             finished_runs=Count("runs", filter=Q(runs__status=Run.Status.DONE), distinct=True),
         ).order_by("pk")
 
-    @extend_schema(responses={200: AgreementSerializer(many=True)})
+    @extend_schema(responses={200: AgreementRowSerializer(many=True)})
     @action(detail=True)
     def agreement(self, request: Request, pk: str | None = None) -> Response:
         """Agreement of the native-speaker validation per language."""
         dataset = self.get_object()
-        return Response(AgreementSerializer(agreement_by_language(dataset), many=True).data)
+        return Response(AgreementRowSerializer(agreement_by_language(dataset), many=True).data)
