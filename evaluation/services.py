@@ -182,19 +182,23 @@ def execute_run(
     plan_tasks(list(run.tasks or []), corpus)  # Refuse an impossible request before downloading anything.
 
     name = run.model.name
+    # A commit pinned before evaluation (by the submission's pre-flight checks) wins over the revision
+    # as asked, so that a branch moving in the meantime changes nothing. Local folders are pinned by
+    # a hash of their files, which is not a revision to ask for.
+    revision = (run.resolved_commit if run.resolved_commit and not run.model.is_local else run.revision) or None
     resolved: ResolvedModel | None = None
     if name in LEXICAL_NAMES:
         commit = LexicalBackend(name).revision
     elif run.model.kind == EmbeddingModel.Kind.LEXICAL:
         raise ModelNotFoundError(f"No lexical baseline named {name!r}; the baselines are {', '.join(LEXICAL_NAMES)}.")
     else:
-        resolved = resolve_model(name, run.revision or None)
+        resolved = resolve_model(name, revision)
         commit = resolved.commit
     _claim_revision(run, commit)
 
     loaded = load_backend(
         name,
-        revision=run.revision or None,
+        revision=revision,
         resolved=resolved,
         cache_root=settings.EMBEDDING_CACHE_DIR,
         device=device,

@@ -340,11 +340,6 @@ def run_evaluation(run_id: int, *, worker: str = "") -> str:
         attempt["log"] = _save_log(run, f"attempt-{attempt['number']}", reporter.full_log)
         return {**(run.details or {}), **owned, "attempts": attempts}
 
-    # The engine resolves run.revision; hand it the commit that the submission pinned and the
-    # pre-flight checks examined, so that a branch moving in the meantime changes nothing. The
-    # row keeps the revision as the submitter asked for it (the engine writes only its own fields).
-    if run.resolved_commit and not run.model.is_local:
-        run.revision = run.resolved_commit
     try:
         with LogCapture(reporter):
             execute_run(run, progress=reporter, device=settings.EVALUATION_DEVICE, batch_size=batch_size)
