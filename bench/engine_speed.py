@@ -27,9 +27,9 @@ import numpy as np  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 from evaluation.engine.backends import load_backend  # noqa: E402
-from evaluation.engine.classification import evaluate_classifier  # noqa: E402
+from evaluation.engine.classification import evaluate_pair_set  # noqa: E402
 from evaluation.engine.encoders import SentenceTransformerEncoder, resolve_model  # noqa: E402
-from evaluation.engine.pairs import SPLITS, build_pair_set  # noqa: E402
+from evaluation.engine.pairs import build_pair_set  # noqa: E402
 from evaluation.engine.runner import build_corpus, evaluate  # noqa: E402
 from tests.engine.models import minilm_path  # noqa: E402
 from tests.engine.shared_csv import VALIDATION_LANGUAGES, validation_triples  # noqa: E402
@@ -80,18 +80,7 @@ def naive(corpus, encoder: SentenceTransformerEncoder) -> tuple[dict, int]:
         u = encode([language.personas[row] for row in pairs.persona_rows], "query")
         v = encode([language.instructions[row] for row in pairs.instruction_rows], "document")
         features = np.hstack([np.abs(u - v), u * v])
-        masks = {split: pairs.split_mask(split) for split in SPLITS}
-        output = evaluate_classifier(
-            features[masks["train"]],
-            pairs.labels[masks["train"]],
-            features[masks["dev"]],
-            pairs.labels[masks["dev"]],
-            features[masks["test"]],
-            pairs.labels[masks["test"]],
-            pairs.anchor_rows[masks["test"]],
-            seed=SEED,
-            n_resamples=1000,
-        )
+        output = evaluate_pair_set(features, pairs, seed=SEED, n_resamples=1000)
         results[("t4", code, None, "auroc")] = output.metrics["auroc"]
     return results, encoded
 

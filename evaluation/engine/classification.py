@@ -26,6 +26,7 @@ from evaluation.engine.calibration import (
     reliability_bins,
 )
 from evaluation.engine.metrics import weighted_accuracy, weighted_auroc, weighted_average_precision
+from evaluation.engine.pairs import SPLITS, PairSet
 
 T4_METRICS = ("auroc", "auprc", "accuracy", "ece", "ece_hist", "ece_temp", "ece_calibrated")
 ECE_METRICS = ("ece", "ece_hist", "ece_temp", "ece_calibrated")
@@ -116,3 +117,21 @@ def evaluate_classifier(
         "after": reliability_bins(calibrated[chosen], y),
     }
     return output
+
+
+def evaluate_pair_set(
+    features: np.ndarray, pairs: PairSet, *, seed: int, n_resamples: int = bootstrap.DEFAULT_RESAMPLES
+) -> ClassifierOutput:
+    """Fit on the pair set's train split, calibrate on dev, report on test (bootstrap over test items)."""
+    masks = {split: pairs.split_mask(split) for split in SPLITS}
+    return evaluate_classifier(
+        features[masks["train"]],
+        pairs.labels[masks["train"]],
+        features[masks["dev"]],
+        pairs.labels[masks["dev"]],
+        features[masks["test"]],
+        pairs.labels[masks["test"]],
+        pairs.anchor_rows[masks["test"]],
+        seed=seed,
+        n_resamples=n_resamples,
+    )

@@ -32,7 +32,7 @@ import numpy as np
 
 from evaluation.engine import DEFAULT_SEED, ENGINE_VERSION, bootstrap
 from evaluation.engine.backends import Backend, EncodeStats, TextSet
-from evaluation.engine.classification import T4_METRICS, evaluate_classifier
+from evaluation.engine.classification import T4_METRICS, evaluate_pair_set
 from evaluation.engine.diagnostics import MULTI_METRICS, multi_reference_per_query, script_aggregates
 from evaluation.engine.errors import DatasetError
 from evaluation.engine.metrics import RETRIEVAL_METRICS, per_query_retrieval
@@ -436,18 +436,7 @@ def evaluate(
                 pairs.persona_rows,
                 pairs.instruction_rows,
             )
-            masks = {split: pairs.split_mask(split) for split in SPLITS}
-            output = evaluate_classifier(
-                features[masks["train"]],
-                pairs.labels[masks["train"]],
-                features[masks["dev"]],
-                pairs.labels[masks["dev"]],
-                features[masks["test"]],
-                pairs.labels[masks["test"]],
-                pairs.anchor_rows[masks["test"]],
-                seed=seed,
-                n_resamples=n_resamples,
-            )
+            output = evaluate_pair_set(features, pairs, seed=seed, n_resamples=n_resamples)
             unit = _Unit("t4", code, None, values=dict(output.metrics), boot=dict(output.boot))
             units_by_task["t4"].append(unit)
             t4_details["reliability"][code] = {
@@ -455,11 +444,11 @@ def evaluate(
                 "calibrator": output.chosen,
                 "dev_cv_ece": output.dev_cv_ece,
                 "temperature": output.temperature,
-                "n_test_pairs": int(masks["test"].sum()),
+                "n_test_pairs": int(pairs.split_mask("test").sum()),
             }
             t4_details["pair_sets"][code] = {
                 "digest": pairs.digest(),
-                "pairs": {split: int(mask.sum()) for split, mask in masks.items()},
+                "pairs": {split: int(pairs.split_mask(split).sum()) for split in SPLITS},
             }
             step += 1
         t4_details["features"] = (
