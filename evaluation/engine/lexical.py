@@ -30,7 +30,25 @@ def tokenize(text: str) -> list[str]:
     return TOKEN.findall(text.lower())
 
 
-class BM25Index:
+class SparseIndex:
+    """A pool of documents as a sparse document-term matrix; subclasses project queries onto it."""
+
+    doc_term: sp.spmatrix
+
+    def query_matrix(self, queries: list[str]) -> sp.csr_matrix:
+        raise NotImplementedError
+
+    def scorer(self, queries: list[str], device: str = "cpu") -> SparseScorer:
+        return SparseScorer(self.query_matrix(queries), self.doc_term, device=device)
+
+    def pair_scores(self, queries: list[str], doc_indices: np.ndarray) -> np.ndarray:
+        """Score of queries[i] against document doc_indices[i] of the pool."""
+        q = self.query_matrix(queries)
+        d = sp.csr_matrix(self.doc_term)[np.asarray(doc_indices)]
+        return np.asarray(q.multiply(d).sum(axis=1)).ravel()
+
+
+class BM25Index(SparseIndex):
     """BM25 (Lucene variant, k1=1.5, b=0.75) over one pool of documents, built with bm25s."""
 
     parameters = {"method": "lucene", "k1": 1.5, "b": 0.75}
@@ -66,17 +84,8 @@ class BM25Index:
         matrix.sum_duplicates()
         return matrix
 
-    def scorer(self, queries: list[str], device: str = "cpu") -> SparseScorer:
-        return SparseScorer(self.query_matrix(queries), self.doc_term, device=device)
 
-    def pair_scores(self, queries: list[str], doc_indices: np.ndarray) -> np.ndarray:
-        """BM25 score of queries[i] against document doc_indices[i] of the pool."""
-        q = self.query_matrix(queries)
-        d = sp.csr_matrix(self.doc_term)[np.asarray(doc_indices)]
-        return np.asarray(q.multiply(d).sum(axis=1)).ravel()
-
-
-class TfidfIndex:
+class TfidfIndex(SparseIndex):
     """Character 2–4-gram TF-IDF (within word boundaries, sublinear tf), cosine similarity.
 
     The vocabulary and IDF are fitted on the pool's documents; queries are projected onto them.
@@ -90,14 +99,6 @@ class TfidfIndex:
 
     def query_matrix(self, queries: list[str]) -> sp.csr_matrix:
         return self.vectorizer.transform(queries)
-
-    def scorer(self, queries: list[str], device: str = "cpu") -> SparseScorer:
-        return SparseScorer(self.query_matrix(queries), self.doc_term, device=device)
-
-    def pair_scores(self, queries: list[str], doc_indices: np.ndarray) -> np.ndarray:
-        q = self.query_matrix(queries)
-        d = sp.csr_matrix(self.doc_term)[np.asarray(doc_indices)]
-        return np.asarray(q.multiply(d).sum(axis=1)).ravel()
 
 
 def build_index(name: str, documents: list[str]) -> BM25Index | TfidfIndex:
