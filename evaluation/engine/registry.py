@@ -1,0 +1,246 @@
+"""The benchmark as data: one registry of metrics and one of tasks.
+
+Every fact about a metric (its label, direction, scale, number format) and every fact about a task
+(its title, query and document fields, whether it is cross-lingual, its metrics) lives here once.
+The engine, the Django models' choices, the leaderboard's tables, pages, exports and the API read
+them from this module instead of repeating string literals. No Django imports here.
+
+Adding a metric: one `MetricSpec` in `METRICS`. Adding a task: one `TaskSpec` in `TASKS` (plus, for a
+task with a new kind of unit, its build/score functions in the engine).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Scale = Literal["fraction", "rank"]
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """What a metric is and how to show it.
+
+    scale "fraction": stored as a fraction in [0, 1] and shown as a percentage with `digits` decimals.
+    scale "rank": a mean rank (a number of documents), shown as a plain number.
+    comparable: False for figures kept only to explain a published number (the reference's ECE).
+    """
+
+    name: str
+    label: str
+    short_label: str
+    higher_is_better: bool
+    scale: Scale = "fraction"
+    digits: int = 1
+    description: str = ""
+    comparable: bool = True
+
+    @property
+    def unit(self) -> str:
+        return "%" if self.scale == "fraction" else ""
+
+    def display_value(self, value: float | None) -> float | None:
+        """The value in the unit the pages show (percent for fractions)."""
+        if value is None:
+            return None
+        return value * 100 if self.scale == "fraction" else value
+
+    def format(self, value: float | None) -> str:
+        """The value as the pages print it; empty for a missing value."""
+        shown = self.display_value(value)
+        if shown is None:
+            return ""
+        if self.scale == "fraction":
+            return f"{shown:.{self.digits}f}"
+        return f"{shown:,.{self.digits}f}"
+
+
+def _metrics(*specs: MetricSpec) -> dict[str, MetricSpec]:
+    return {spec.name: spec for spec in specs}
+
+
+METRICS: dict[str, MetricSpec] = _metrics(
+    MetricSpec("recall@1", "Recall@1", "R@1", True, description="share of queries whose gold is ranked first"),
+    MetricSpec("recall@5", "Recall@5", "R@5", True, description="share of queries whose gold is in the top 5"),
+    MetricSpec("recall@10", "Recall@10", "R@10", True, description="share of queries whose gold is in the top 10"),
+    MetricSpec("mrr@10", "MRR@10", "MRR@10", True, description="mean reciprocal rank, 0 beyond rank 10"),
+    MetricSpec("ndcg@10", "nDCG@10", "nDCG@10", True, description="as published by the reference runner"),
+    MetricSpec("auroc", "AUROC", "AUROC", True, description="area under the ROC curve on the test split"),
+    MetricSpec("auprc", "AUPRC", "AUPRC", True, description="area under the precision-recall curve (average precision)"),
+    MetricSpec("accuracy", "Accuracy", "Acc.", True, description="share of test pairs classified correctly at 0.5"),
+    MetricSpec("ece", "ECE", "ECE", False, description="expected calibration error before calibration (15 bins)"),
+    MetricSpec(
+        "ece_calibrated", "ECE calibrated", "ECE cal.", False, description="ECE after the calibrator chosen on dev"
+    ),
+    MetricSpec("ece_hist", "ECE (histogram binning)", "ECE hist.", False, description="ECE after histogram binning"),
+    MetricSpec("ece_temp", "ECE (temperature)", "ECE temp.", False, description="ECE after temperature scaling"),
+    MetricSpec(
+        "ece_reference",
+        "Reference “ECE” ⚠",
+        "Ref. ECE ⚠",
+        False,
+        description="the reference runner's figure: bin confidence against thresholded accuracy; not an ECE",
+        comparable=False,
+    ),
+    MetricSpec(
+        "max@r", "Max@R", "Max@R", False, scale="rank", description="mean rank of the last of the two golds (own-language and English)"
+    ),
+    MetricSpec("max@r_norm", "Max@R (normalised)", "Max@R norm.", True, description="Max@R rescaled to 0–100"),
+    MetricSpec("complete@10", "Complete@10", "Compl.@10", True, description="share of queries with both golds in the top 10"),
+    MetricSpec(
+        "english_preference",
+        "English-preference rate",
+        "Eng. pref.",
+        False,
+        description="share of queries where another English document scores at least as high as the own-language gold",
+    ),
+)
+
+RETRIEVAL_METRICS = ("recall@1", "recall@5", "recall@10", "mrr@10")
+CLASSIFICATION_METRICS = ("auroc", "auprc", "accuracy", "ece", "ece_hist", "ece_temp", "ece_calibrated")
+DIAGNOSTIC_METRICS = ("max@r", "max@r_norm", "complete@10", "english_preference")
+
+TaskKind = Literal["retrieval", "classification", "diagnostics"]
+Field = Literal["persona", "instruction"]
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """One task of the benchmark.
+
+    query_field / document_field: which text of an item is the query and which the document.
+    cross_lingual: units are ordered language pairs (source → target) instead of languages.
+    in_overall: whether the task's main metric counts towards the overview's overall score.
+    """
+
+    id: str
+    title: str
+    short_title: str
+    kind: TaskKind
+    query_field: Field
+    document_field: Field
+    cross_lingual: bool
+    metrics: tuple[str, ...]
+    main_metric: str
+    table_metrics: tuple[str, ...] = ()
+    in_overall: bool = False
+    description: str = ""
+    extra: dict = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def metric_specs(self) -> tuple[MetricSpec, ...]:
+        return tuple(METRICS[name] for name in self.metrics)
+
+    @property
+    def shown_metrics(self) -> tuple[str, ...]:
+        """The metrics a task's table shows, main metric first."""
+        return self.table_metrics or self.metrics
+
+
+def _tasks(*specs: TaskSpec) -> dict[str, TaskSpec]:
+    return {spec.id: spec for spec in specs}
+
+
+TASKS: dict[str, TaskSpec] = _tasks(
+    TaskSpec(
+        "t1",
+        "T1 · monolingual retrieval (persona → instruction)",
+        "T1",
+        "retrieval",
+        "persona",
+        "instruction",
+        cross_lingual=False,
+        metrics=RETRIEVAL_METRICS,
+        main_metric="recall@1",
+        table_metrics=("recall@1", "recall@5", "mrr@10"),
+        in_overall=True,
+        description="each persona's instruction among all instructions of its language",
+    ),
+    TaskSpec(
+        "t2",
+        "T2 · cross-lingual retrieval (persona → instruction)",
+        "T2",
+        "retrieval",
+        "persona",
+        "instruction",
+        cross_lingual=True,
+        metrics=RETRIEVAL_METRICS,
+        main_metric="recall@1",
+        table_metrics=("recall@1", "recall@5", "mrr@10"),
+        in_overall=True,
+        description="a persona in one language, its instruction among all instructions of another",
+    ),
+    TaskSpec(
+        "t3",
+        "T3 · reverse retrieval, monolingual (instruction → persona)",
+        "T3",
+        "retrieval",
+        "instruction",
+        "persona",
+        cross_lingual=False,
+        metrics=RETRIEVAL_METRICS,
+        main_metric="recall@1",
+        table_metrics=("recall@1", "recall@5", "mrr@10"),
+        in_overall=True,
+        description="each instruction's persona among all personas of its language",
+    ),
+    TaskSpec(
+        "t3x",
+        "T3 · reverse retrieval, cross-lingual (instruction → persona)",
+        "T3x",
+        "retrieval",
+        "instruction",
+        "persona",
+        cross_lingual=True,
+        metrics=RETRIEVAL_METRICS,
+        main_metric="recall@1",
+        table_metrics=("recall@1", "recall@5", "mrr@10"),
+        in_overall=True,
+        description="an instruction in one language, its persona among all personas of another",
+    ),
+    TaskSpec(
+        "t4",
+        "T4 · compatibility classification",
+        "T4",
+        "classification",
+        "persona",
+        "instruction",
+        cross_lingual=False,
+        metrics=CLASSIFICATION_METRICS,
+        main_metric="auroc",
+        description="a logistic head on [|u−v|, u⊙v] decides whether a persona and an instruction belong together",
+    ),
+    TaskSpec(
+        "multi",
+        "Multi-reference diagnostics (language + English pool)",
+        "Diagnostics",
+        "diagnostics",
+        "persona",
+        "instruction",
+        cross_lingual=False,
+        metrics=DIAGNOSTIC_METRICS,
+        main_metric="max@r_norm",
+        description="each persona against its own-language and English instructions pooled together",
+    ),
+)
+
+TASK_IDS: tuple[str, ...] = tuple(TASKS)
+CROSS_LINGUAL_TASKS: frozenset[str] = frozenset(task.id for task in TASKS.values() if task.cross_lingual)
+RETRIEVAL_TASKS: tuple[str, ...] = tuple(task.id for task in TASKS.values() if task.kind == "retrieval")
+OVERALL_TASKS: tuple[str, ...] = tuple(task.id for task in TASKS.values() if task.in_overall)
+
+
+def metric(name: str) -> MetricSpec:
+    """The spec of a metric; a KeyError names the known metrics."""
+    try:
+        return METRICS[name]
+    except KeyError:
+        raise KeyError(f"unknown metric {name!r}; known: {', '.join(METRICS)}") from None
+
+
+def task(task_id: str) -> TaskSpec:
+    """The spec of a task; a KeyError names the known tasks."""
+    try:
+        return TASKS[task_id]
+    except KeyError:
+        raise KeyError(f"unknown task {task_id!r}; known: {', '.join(TASKS)}") from None
