@@ -175,6 +175,19 @@ class EmbeddingModel(models.Model):
     parameter_count = models.BigIntegerField(null=True, blank=True)
     is_local = models.BooleanField(default=False, help_text="A folder on the workers' disk (staff only).")
     created_at = models.DateTimeField(default=timezone.now)
+    # Model facts, MTEB-style. Declared languages are the translated languages (ISO 639-3 codes) the
+    # model's authors say it supports: averages are taken over them, cells outside them are marked.
+    # An empty list means "not declared", which the leaderboard treats as all languages.
+    declared_languages = models.JSONField(default=list, blank=True)
+    embedding_dimension = models.PositiveIntegerField(null=True, blank=True)
+    max_tokens = models.PositiveIntegerField(null=True, blank=True, help_text="Longest input in tokens.")
+    memory_bytes_fp16 = models.BigIntegerField(null=True, blank=True, help_text="Weights in fp16, in bytes.")
+    hub_url = models.URLField(blank=True)
+    release_date = models.DateField(null=True, blank=True)
+    open_weights = models.BooleanField(null=True, blank=True)
+    trained_on_nirdesha = models.BooleanField(
+        null=True, blank=True, help_text="Declared at submission: trained or tuned on this benchmark's data."
+    )
 
     class Meta:
         ordering = ["display_name", "name"]
