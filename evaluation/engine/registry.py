@@ -66,7 +66,7 @@ METRICS: dict[str, MetricSpec] = _metrics(
     MetricSpec("mrr@10", "MRR@10", "MRR@10", True, description="mean reciprocal rank, 0 beyond rank 10"),
     MetricSpec("ndcg@10", "nDCG@10", "nDCG@10", True, description="as published by the reference runner"),
     MetricSpec("auroc", "AUROC", "AUROC", True, description="area under the ROC curve on the test split"),
-    MetricSpec("auprc", "AUPRC", "AUPRC", True, description="area under the precision-recall curve (average precision)"),
+    MetricSpec("auprc", "AUPRC", "AUPRC", True, description="average precision on the test split"),
     MetricSpec("accuracy", "Accuracy", "Acc.", True, description="share of test pairs classified correctly at 0.5"),
     MetricSpec("ece", "ECE", "ECE", False, description="expected calibration error before calibration (15 bins)"),
     MetricSpec(
@@ -82,11 +82,9 @@ METRICS: dict[str, MetricSpec] = _metrics(
         description="the reference runner's figure: bin confidence against thresholded accuracy; not an ECE",
         comparable=False,
     ),
-    MetricSpec(
-        "max@r", "Max@R", "Max@R", False, scale="rank", description="mean rank of the last of the two golds (own-language and English)"
-    ),
+    MetricSpec("max@r", "Max@R", "Max@R", False, scale="rank", description="mean rank of the last of the two golds"),
     MetricSpec("max@r_norm", "Max@R (normalised)", "Max@R norm.", True, description="Max@R rescaled to 0–100"),
-    MetricSpec("complete@10", "Complete@10", "Compl.@10", True, description="share of queries with both golds in the top 10"),
+    MetricSpec("complete@10", "Complete@10", "Compl.@10", True, description="share with both golds in the top 10"),
     MetricSpec(
         "english_preference",
         "English-preference rate",
