@@ -357,6 +357,9 @@ class Run(models.Model):
     attempts = models.PositiveIntegerField(default=0)
     worker = models.CharField(max_length=200, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
+    # The transactional outbox (evaluation/outbox.py): set in the transaction that queues the run,
+    # cleared once the broker has taken its task. A run still marked is sent again by the sweeper.
+    enqueue_pending_since = models.DateTimeField(null=True, blank=True, db_index=True)
 
     submitted_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
@@ -479,15 +482,17 @@ class Run(models.Model):
             run.save()
             run.enqueue()
         self.refresh_from_db()
+        # Whether the broker took the task after commit (see evaluation/outbox.py); the caller says
+        # so when it did not, and the sweeper sends it later.
+        self.publish_failed = getattr(run, "publish_failed", False)
         return True
 
     def enqueue(self) -> None:
-        """Send the run's next task once the current transaction commits."""
-        # The tasks module imports this one; importing it here avoids a cycle at start-up.
-        from evaluation.tasks import evaluate_run, preflight_run
+        """Mark the run for sending in the current transaction; its task is published after commit."""
+        # The outbox imports this module; importing it here avoids a cycle at start-up.
+        from evaluation import outbox
 
-        task = evaluate_run if self.preflight_passed else preflight_run
-        task.delay_on_commit(self.pk)
+        outbox.mark(self)
 
     # Writes made by the worker that holds the run. Each is conditional on the worker's claim
     # token, so a worker presumed lost (and replaced) can no longer change the row.

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from evaluation.engine.errors import HubUnreachableError, ModelNotFoundError, SubmitterError
 from evaluation.models import Dataset, EmbeddingModel, Run
+from evaluation.outbox import BrokerUnavailable
 from evaluation.preflight import (
     InvalidModelReference,
     ModelCheck,
@@ -179,4 +180,7 @@ def submit(user, submission: Submission) -> Run:
         if duplicate is None:
             raise
         raise _duplicate_refusal(duplicate) from None
+    if getattr(run, "publish_failed", False):
+        # The run is recorded and marked; the sweeper sends it when the broker is back.
+        raise BrokerUnavailable(run)
     return run

@@ -9,7 +9,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.conf import settings
 
-from evaluation import worker
+from evaluation import outbox, worker
 
 # Messages are acknowledged only after the task ends, and a worker that dies mid-task gives its
 # message back to the broker; the run row's claim (worker.py) keeps a redelivered task from
@@ -38,7 +38,8 @@ RETRYING = {
 def preflight_run(self, run_id: int) -> str:
     outcome = worker.run_preflight(run_id, worker=self.request.hostname or "")
     if outcome == worker.PASSED:
-        evaluate_run.delay_on_commit(run_id)
+        # Through the outbox: if the broker is unreachable now, the sweeper sends it later.
+        outbox.enqueue_by_id(run_id)
     return outcome
 
 
@@ -56,4 +57,7 @@ def evaluate_run(self, run_id: int) -> str:
 
 @shared_task(name="evaluation.sweep_stalled_runs", **RELIABLE)
 def sweep_stalled_runs() -> list[int]:
-    return worker.sweep_stalled_runs()
+    requeued = worker.sweep_stalled_runs()
+    # Runs recorded while the broker was down are sent now that it answers (evaluation/outbox.py).
+    outbox.publish_pending()
+    return requeued

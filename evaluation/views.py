@@ -14,7 +14,14 @@ from django.views.decorators.http import require_POST
 from evaluation.api.serializers import RunStatusSerializer
 from evaluation.forms import SubmissionForm
 from evaluation.models import Run
+from evaluation.outbox import BrokerUnavailable
 from evaluation.submissions import SubmissionRefused, submissions_left, submit
+
+
+QUEUE_DOWN_MESSAGE = (
+    "Run {pk} is recorded, but the job queue cannot be reached right now. It will start on its own when the "
+    "queue is back; there is no need to submit again."
+)
 
 
 def _get_run_for_viewer(request: HttpRequest, run_id: int) -> Run:
@@ -46,6 +53,15 @@ def submit_model(request: HttpRequest) -> HttpResponse:
         except SubmissionRefused as exc:
             refusal = exc
             form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+        except BrokerUnavailable as pending:
+            # 503 with the run's id and link: it is recorded and starts when the queue is back.
+            run = pending.args[0]
+            form.add_error(None, QUEUE_DOWN_MESSAGE.format(pk=run.pk))
+            refusal = SubmissionRefused(QUEUE_DOWN_MESSAGE, code="queue_unavailable", field=None, run=run)
+            context = {"form": form, "refusal": refusal, "limits": _limits(request.user)}
+            response = render(request, "evaluation/submit.html", context, status=503)
+            response["Retry-After"] = "60"
+            return response
         else:
             messages.success(request, f"Submitted. Run {run.pk} is queued; this page follows it live.")
             return redirect(run)
@@ -108,7 +124,9 @@ def requeue_run(request: HttpRequest, run_id: int) -> HttpResponse:
     except IntegrityError:
         messages.error(request, "Another live run of this model commit exists; it was not re-queued.")
     else:
-        if requeued:
+        if requeued and getattr(run, "publish_failed", False):
+            messages.warning(request, QUEUE_DOWN_MESSAGE.format(pk=run.pk))
+        elif requeued:
             messages.success(request, "The run is back in the queue.")
         else:
             messages.error(request, "Only failed or cancelled runs can be re-queued.")
