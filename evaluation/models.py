@@ -246,11 +246,18 @@ class RunQuerySet(models.QuerySet):
     def running(self) -> RunQuerySet:
         return self.filter(status__in=Run.RUNNING_STATUSES)
 
+    def public(self) -> RunQuerySet:
+        """Runs anyone may see, with their scores and files: finished runs (published results included)."""
+        return self.filter(status=Run.Status.DONE)
+
     def visible_to(self, user) -> RunQuerySet:
-        """Finished and published runs are public; the rest only to their submitter and to staff."""
+        """The one visibility rule of runs and their files, used by every page and the API.
+
+        Public runs to everyone; the rest (queued, running, failed, cancelled) only to their submitter
+        and to staff. Everything else answers 404, so sequential ids reveal nothing."""
         if user.is_authenticated and user.is_staff:
             return self
-        public = Q(origin=Run.Origin.PUBLISHED) | Q(status=Run.Status.DONE)
+        public = Q(status=Run.Status.DONE)
         if user.is_authenticated:
             return self.filter(public | Q(submitted_by=user))
         return self.filter(public)

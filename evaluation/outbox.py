@@ -71,8 +71,9 @@ def publish(run_id: int) -> bool:
     try:
         _task_for(run).apply_async((run.pk,), retry=True, retry_policy=PUBLISH_RETRY_POLICY)
     except Exception as exc:  # kombu raises several types for an unreachable broker; all mean "later".
-        logger.warning("Run %s: the broker did not take its task (%s: %s); it stays pending", run_id,
-                       type(exc).__name__, exc)
+        logger.warning(
+            "Run %s: the broker did not take its task (%s: %s); it stays pending", run_id, type(exc).__name__, exc
+        )
         return False
     # Cleared only if nobody marked it again meanwhile (a re-queue would have a newer mark).
     Run.objects.filter(pk=run_id, enqueue_pending_since=run.enqueue_pending_since).update(enqueue_pending_since=None)
@@ -83,8 +84,10 @@ def publish_pending(*, grace: timedelta = SWEEP_GRACE) -> list[int]:
     """Publish every run still marked as waiting (the sweeper calls this); the ids sent."""
     before = timezone.now() - grace
     sent: list[int] = []
-    for pk in Run.objects.filter(enqueue_pending_since__lt=before).order_by("enqueue_pending_since", "pk").values_list(
-        "pk", flat=True
+    for pk in (
+        Run.objects.filter(enqueue_pending_since__lt=before)
+        .order_by("enqueue_pending_since", "pk")
+        .values_list("pk", flat=True)
     ):
         if publish(pk):
             sent.append(pk)

@@ -15,8 +15,8 @@ from evaluation.api.serializers import RunStatusSerializer
 from evaluation.forms import SubmissionForm
 from evaluation.models import Run
 from evaluation.outbox import BrokerUnavailable
+from evaluation.redaction import public_log
 from evaluation.submissions import SubmissionRefused, submissions_left, submit
-
 
 QUEUE_DOWN_MESSAGE = (
     "Run {pk} is recorded, but the job queue cannot be reached right now. It will start on its own when the "
@@ -74,7 +74,8 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     # The scores themselves are on the leaderboard's results page, which this page links to.
     context = {
         "run": run,
-        "status": RunStatusSerializer(run).data,
+        "status": RunStatusSerializer(run, context={"staff": request.user.is_staff}).data,
+        "log_tail": run.log_tail if request.user.is_staff else public_log(run.log_tail),
         "coverage": [
             {**figures, "script": script, "unknown_percent": 100 * figures.get("unk_rate", 0)}
             for script, figures in sorted(run.details.get("tokenizer_coverage", {}).items())
@@ -89,7 +90,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
 def run_status(request: HttpRequest, run_id: int) -> JsonResponse:
     """The small JSON document the run page polls every two seconds."""
     run = _get_run_for_viewer(request, run_id)
-    response = JsonResponse(RunStatusSerializer(run).data)
+    response = JsonResponse(RunStatusSerializer(run, context={"staff": request.user.is_staff}).data)
     response["Cache-Control"] = "no-store"
     return response
 

@@ -45,7 +45,10 @@ class OwnRedis:
         )  # fmt: skip
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
-            if subprocess.run(["redis-cli", "-p", str(self.port), "ping"], capture_output=True).stdout.strip() == b"PONG":
+            if (
+                subprocess.run(["redis-cli", "-p", str(self.port), "ping"], capture_output=True).stdout.strip()
+                == b"PONG"
+            ):
                 return
             time.sleep(0.05)
         raise RuntimeError(f"redis-server on port {self.port} did not start")

@@ -105,7 +105,7 @@ class SubmissionViewSet(
         run = self.get_object()
         if not run.cancel():
             return Response({"detail": "This run is already over."}, status=status.HTTP_409_CONFLICT)
-        return Response(RunStatusSerializer(run).data)
+        return Response(RunStatusSerializer(run, context={"request": request}).data)
 
     @extend_schema(request=None, responses={200: RunStatusSerializer, 409: OpenApiResponse(description="Refused.")})
     @action(detail=True, methods=["post"], permission_classes=[IsAdminUser])
@@ -123,4 +123,4 @@ class SubmissionViewSet(
             )
         if getattr(run, "publish_failed", False):
             return queue_unavailable_response(run)
-        return Response(RunStatusSerializer(run).data)
+        return Response(RunStatusSerializer(run, context={"request": request}).data)

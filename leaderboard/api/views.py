@@ -78,7 +78,7 @@ class EmbeddingModelViewSet(CachedReadMixin, viewsets.ReadOnlyModelViewSet):
     filterset_fields = ["kind"]
 
     def get_queryset(self):
-        return EmbeddingModel.objects.filter(runs__status=Run.Status.DONE).distinct().order_by("pk")
+        return EmbeddingModel.objects.filter(runs__in=Run.objects.public()).distinct().order_by("pk")
 
 
 class RunViewSet(CachedReadMixin, viewsets.ReadOnlyModelViewSet):
@@ -87,7 +87,8 @@ class RunViewSet(CachedReadMixin, viewsets.ReadOnlyModelViewSet):
     filterset_class = RunFilter
 
     def get_queryset(self):
-        return Run.objects.finished().select_related("model", "dataset").order_by("pk")
+        # The public rule of Run.objects.visible_to: the same answer for everyone, so it can be cached.
+        return Run.objects.public().select_related("model", "dataset").order_by("pk")
 
     def get_serializer_class(self):
         return RunDetailSerializer if self.action == "retrieve" else RunSerializer
@@ -103,7 +104,7 @@ class ScoreViewSet(CachedReadMixin, viewsets.ReadOnlyModelViewSet):
     filterset_class = ScoreFilter
 
     def get_queryset(self):
-        return Score.objects.filter(run__status=Run.Status.DONE).select_related("run__model").order_by("pk")
+        return Score.objects.filter(run__in=Run.objects.public()).select_related("run__model").order_by("pk")
 
 
 LEADERBOARD_PARAMETERS = [
