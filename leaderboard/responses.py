@@ -12,12 +12,13 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Callable
 
 from django.conf import settings
 from django.contrib import messages
 from django.core.cache import cache
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.utils.text import slugify
@@ -28,10 +29,32 @@ from leaderboard.pages import Page
 EXPORT_FORMATS = ("csv", "json")
 
 
-def canonical_query(request: HttpRequest) -> str:
-    """The query string with parameters in a fixed order, so equivalent URLs share a cache entry."""
-    items = sorted((key, value) for key in request.GET for value in request.GET.getlist(key))
-    return "&".join(f"{key}={value}" for key, value in items)
+# The parameters public pages read (leaderboard/pages.py, leaderboard/filters.py) and their exports'.
+# Anything else is dropped before the page is built and before the cache key is made, so that made-up
+# parameters neither change a page nor fill the cache with copies of it.
+PAGE_PARAMETERS = frozenset(
+    {"dataset", "languages", "script", "family", "pairs", "sort", "origin", "kind", "size", "run", "runs"}
+    | {"task", "metric", "format", "table"}
+)
+# A value that could be a language, script, column key, id or choice; others are dropped too.
+_PLAIN_VALUE = re.compile(r"[\w@.:+-]{1,80}")
+MAX_VALUES_PER_PARAMETER = 20
+
+
+def known_parameters(params: QueryDict, allowed: frozenset[str] = PAGE_PARAMETERS) -> QueryDict:
+    """Only the allowed parameters with plain values, each value once, in a fixed order."""
+    kept = QueryDict(mutable=True)
+    for key in sorted(set(params) & allowed):
+        values = sorted({value for value in params.getlist(key) if _PLAIN_VALUE.fullmatch(value)})
+        if values:
+            kept.setlist(key, values[:MAX_VALUES_PER_PARAMETER])
+    kept._mutable = False
+    return kept
+
+
+def canonical_query(request: HttpRequest, allowed: frozenset[str] = PAGE_PARAMETERS) -> str:
+    """The known parameters in a fixed order, so equivalent URLs share a cache entry."""
+    return known_parameters(request.GET, allowed).urlencode()
 
 
 def _export(page: Page, fmt: str, table_name: str | None, filename: str) -> dict:
@@ -64,6 +87,9 @@ def _is_anonymous_without_messages(request: HttpRequest) -> bool:
 
 
 def public_page(request: HttpRequest, name: str, template: str, build: Callable[[], Page]) -> HttpResponse:
+    # The page is built from the same parameters its cache key is made of (the builders read
+    # request.GET), so a cached entry is always the page its key names.
+    request.GET = known_parameters(request.GET)
     fmt = request.GET.get("format", "")
     fmt = fmt if fmt in EXPORT_FORMATS else "html"
     query = canonical_query(request)

@@ -7,6 +7,7 @@ from pathlib import Path
 import dj_database_url
 import plotly
 
+from config.cache import redis_cache
 from config.settings.env import env_bool, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -125,7 +126,8 @@ EMBEDDING_CACHE_DIR = Path(env_str("EMBEDDING_CACHE_DIR", str(VAR_DIR / "embeddi
 # a file cache so that the worker's bump after an evaluation reaches the web process too.
 REDIS_CACHE_URL = env_str("CACHE_URL") or env_str("REDIS_URL")
 if REDIS_CACHE_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_CACHE_URL}}
+    # A Redis outage is logged and served uncached (config/cache.py), never answered with a 500.
+    CACHES = {"default": redis_cache(REDIS_CACHE_URL)}
 else:
     CACHES = {
         "default": {
@@ -133,6 +135,9 @@ else:
             "LOCATION": str(VAR_DIR / "cache"),
         }
     }
+# Sessions live in the database, never in the cache: a cache outage must not log anyone out or
+# break log-in.
+SESSION_ENGINE = "django.contrib.sessions.backends.db"
 PUBLIC_PAGE_CACHE_SECONDS = env_int("PUBLIC_PAGE_CACHE_SECONDS", 3600)
 
 # Celery. With no broker configured, kombu's filesystem transport carries messages between the
@@ -197,7 +202,8 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    # Every list is paged, at most MAX_PAGE_SIZE rows a page however large `?limit=` is.
+    "DEFAULT_PAGINATION_CLASS": "config.pagination.CappedLimitOffsetPagination",
     "PAGE_SIZE": 100,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }

@@ -2,6 +2,7 @@
 
 from django.core.exceptions import ImproperlyConfigured
 
+from config.cache import redis_cache
 from config.settings.base import *  # noqa: F403
 from config.settings.base import DATABASES
 from config.settings.env import env_bool, env_int, env_list, env_required, env_str
@@ -20,7 +21,7 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS")
 if not ALLOWED_HOSTS:
     raise ImproperlyConfigured("ALLOWED_HOSTS must list the host names the site answers to.")
 
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": env_required("REDIS_URL")}}
+CACHES = {"default": redis_cache(env_required("REDIS_URL"))}
 
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
