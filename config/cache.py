@@ -33,6 +33,10 @@ def _fallback(name: str, args: tuple, kwargs: dict):
     if name in ("incr", "decr"):
         # The same signal as a missing key, which callers already handle (leaderboard.cache).
         raise ValueError("The cache is unavailable.")
+    if name == "add":
+        # As if the key was absent and is now set: locks built on add() (allauth's rate limits) go
+        # ahead instead of waiting for a cache that is not there. Rate limits are off while it is down.
+        return True
     if name == "set_many":
         return list(args[0]) if args else []
     return False
@@ -41,15 +45,17 @@ def _fallback(name: str, args: tuple, kwargs: dict):
 class ResilientRedisCache(RedisCache):
     """RedisCache whose outage is logged and answered as a cache miss, never as an error."""
 
-    _down_until = 0.0
+    # When each Redis (by its location) may be asked again; shared by the threads of a process.
+    _down_until: dict[str, float] = {}
 
     def _guarded(self, name: str, method, *args, **kwargs):
-        if time.monotonic() < ResilientRedisCache._down_until:
+        where = ",".join(self._servers)
+        if time.monotonic() < self._down_until.get(where, 0.0):
             return _fallback(name, args, kwargs)
         try:
             return method(*args, **kwargs)
         except _OUTAGE_ERRORS as exc:
-            ResilientRedisCache._down_until = time.monotonic() + BACKOFF_SECONDS
+            self._down_until[where] = time.monotonic() + BACKOFF_SECONDS
             logger.warning("Cache unavailable (%s); serving without it for %.0f s", type(exc).__name__, BACKOFF_SECONDS)
             return _fallback(name, args, kwargs)
 
