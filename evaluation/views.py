@@ -15,6 +15,7 @@ from evaluation.api.serializers import RunStatusSerializer
 from evaluation.forms import SubmissionForm
 from evaluation.models import Run
 from evaluation.outbox import BrokerUnavailable
+from evaluation.ratelimits import check_submission_rate
 from evaluation.redaction import public_log
 from evaluation.submissions import SubmissionRefused, submissions_left, submit
 
@@ -47,7 +48,16 @@ def _limits(user) -> dict:
 def submit_model(request: HttpRequest) -> HttpResponse:
     form = SubmissionForm(request.POST or None, user=request.user)
     refusal = None
-    if request.method == "POST" and form.is_valid():
+    if request.method == "POST":
+        # Every attempt counts, well-formed or not.
+        try:
+            check_submission_rate(request)
+        except SubmissionRefused as exc:
+            refusal = exc
+    if refusal is not None:
+        form.is_valid()
+        form.add_error(None, refusal.message)
+    elif request.method == "POST" and form.is_valid():
         try:
             run = submit(request.user, form.to_submission())
         except SubmissionRefused as exc:
@@ -66,7 +76,8 @@ def submit_model(request: HttpRequest) -> HttpResponse:
             messages.success(request, f"Submitted. Run {run.pk} is queued; this page follows it live.")
             return redirect(run)
     context = {"form": form, "refusal": refusal, "limits": _limits(request.user)}
-    return render(request, "evaluation/submit.html", context)
+    status = 429 if refusal is not None and refusal.code in ("rate_limited", "quota") else 200
+    return render(request, "evaluation/submit.html", context, status=status)
 
 
 def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:

@@ -13,6 +13,7 @@ from rest_framework.response import Response
 from evaluation.api.serializers import RunStatusSerializer, SubmissionCreateSerializer, SubmissionDetailSerializer
 from evaluation.models import Run
 from evaluation.outbox import BrokerUnavailable
+from evaluation.ratelimits import check_submission_rate
 from evaluation.submissions import SubmissionRefused, submit
 
 # How each refusal reads in HTTP: the same rules as the form, with a status a client can act on.
@@ -24,6 +25,7 @@ REFUSAL_STATUS = {
     "forbidden": status.HTTP_403_FORBIDDEN,
     "duplicate": status.HTTP_409_CONFLICT,
     "quota": status.HTTP_429_TOO_MANY_REQUESTS,
+    "rate_limited": status.HTTP_429_TOO_MANY_REQUESTS,
     "hub_unreachable": status.HTTP_503_SERVICE_UNAVAILABLE,
 }
 
@@ -88,6 +90,10 @@ class SubmissionViewSet(
         },
     )
     def create(self, request: Request, *args, **kwargs) -> Response:
+        try:
+            check_submission_rate(request)
+        except SubmissionRefused as refusal:
+            return refusal_response(refusal)
         serializer = SubmissionCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         try:
