@@ -48,6 +48,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "config.middleware.RefuseControlCharactersMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -200,6 +201,12 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
     ],
+    # Strict JSON (size, depth, no control characters); forms for the browsable API.
+    "DEFAULT_PARSER_CLASSES": [
+        "config.parsers.StrictJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     # Every list is paged, at most MAX_PAGE_SIZE rows a page however large `?limit=` is.
@@ -245,6 +252,10 @@ ANNOTATION_LEASE_SECONDS = env_int("ANNOTATION_LEASE_SECONDS", 30 * 60)
 # Uploads are small (forms and JSON); anything larger is refused before it reaches a view.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 2 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = env_int("FILE_UPLOAD_MAX_MEMORY_SIZE", 2 * 1024 * 1024)
+
+# API request bodies: bytes and nesting depth of the JSON accepted.
+API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 64 * 1024)
+API_MAX_JSON_DEPTH = env_int("API_MAX_JSON_DEPTH", 16)
 
 # Submission limits, shown to users on the submit page.
 SUBMISSION_MAX_MODEL_BYTES = env_int("SUBMISSION_MAX_MODEL_BYTES", 5 * 1024**3)
