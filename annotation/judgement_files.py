@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TextIO
 
 from evaluation.languages import BY_NAME
+from evaluation.safe_text import write_csv
 
 RATER_COLUMN = re.compile(r"^expert_\d+$")
 TEXT_KEYS = ("indian_context_persona", "indian_context_instruction", "description")
@@ -191,14 +192,18 @@ def _json_texts(texts: Texts, item_id: int | None = None) -> str:
 
 def write_judgement_csv(handle: TextIO, rows: Iterable[JudgementRow], raters: list[str]) -> None:
     """Write rows in the validation CSV format (the reverse of read_judgement_file)."""
-    writer = csv.writer(handle, lineterminator="\n")
-    writer.writerow(["id", "ENG_indian_context", "indian_context", *raters])
-    for row in rows:
-        writer.writerow(
+    # Through the formula-safe writer that every export uses (evaluation/safe_text.py).
+    write_csv(
+        handle,
+        ["id", "ENG_indian_context", "indian_context", *raters],
+        (
             [
                 row.item_id,
                 _json_texts(row.english) if row.english else "",
                 _json_texts(row.translation, row.item_id),
                 *(row.judgements.get(rater, "") for rater in raters),
             ]
-        )
+            for row in rows
+        ),
+        lineterminator="\n",
+    )

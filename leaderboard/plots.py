@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
+from evaluation.safe_text import plain_figure, plain_label
+
 PALETTE = ("#c2410c", "#0369a1", "#6d28d9", "#15803d", "#b45309", "#be185d", "#0f766e", "#4d7c0f")
 BASE_LAYOUT = {
     "margin": {"l": 60, "r": 20, "t": 40, "b": 60},
@@ -23,8 +25,9 @@ BASE_LAYOUT = {
 
 
 def _as_dict(figure: go.Figure) -> dict:
-    # A JSON round trip turns numpy arrays and plotly's typed arrays into plain lists.
-    return json.loads(figure.to_json(engine="json"))
+    # A JSON round trip turns numpy arrays and plotly's typed arrays into plain lists; every label is
+    # then made plain text, since Plotly renders HTML (links included) in labels.
+    return plain_figure(json.loads(figure.to_json(engine="json")))
 
 
 def _pct(value: float | None) -> float | None:
@@ -132,7 +135,9 @@ def reliability_diagram(curves: Mapping[str, Sequence[Mapping]], *, title: str) 
                 marker={"size": [6 + 14 * (b["count"] / largest) ** 0.5 for b in used]},
                 line={"color": PALETTE[position % len(PALETTE)]},
                 customdata=[b["count"] for b in used],
-                hovertemplate="mean p %{x:.2f}, observed %{y:.2f}, n=%{customdata}<extra>" + name + "</extra>",
+                hovertemplate="mean p %{x:.2f}, observed %{y:.2f}, n=%{customdata}<extra>"
+                + plain_label(name)
+                + "</extra>",
             )
         )
     figure.update_layout(

@@ -9,8 +9,6 @@ pending message the complete page is the same for everyone and is cached as a wh
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
 from collections.abc import Callable
@@ -23,6 +21,7 @@ from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.utils.text import slugify
 
+from evaluation.safe_text import csv_text
 from leaderboard.cache import generation_key
 from leaderboard.pages import Page
 
@@ -69,14 +68,11 @@ def _export(page: Page, fmt: str, table_name: str | None, filename: str) -> dict
         }
         return {"kind": "json", "body": json.dumps(body, ensure_ascii=False, default=str)}
     name = table_name if table_name in page.tables else next(iter(page.tables), None)
-    buffer = io.StringIO()
-    if name is not None:
-        writer = csv.writer(buffer)
-        writer.writerow(page.tables[name].headers)
-        writer.writerows(["" if value is None else value for value in row] for row in page.tables[name].rows)
+    # Formula-safe cells: a display name such as =HYPERLINK(...) is shown as text by spreadsheets.
+    body = csv_text(page.tables[name].headers, page.tables[name].rows) if name is not None else ""
     return {
         "kind": "csv",
-        "body": buffer.getvalue(),
+        "body": body,
         "filename": f"{slugify(filename)}-{name or 'empty'}.csv",
     }
 
