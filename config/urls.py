@@ -13,6 +13,7 @@ urlpatterns = [
     path("", include("leaderboard.urls")),
     path("evaluation/", include("evaluation.urls")),
     path("annotate/", include("annotation.urls")),
+    path("accounts/", include("accounts.urls")),
     path("accounts/", include("allauth.urls")),
     path("admin/", admin.site.urls),
     path("api/", include("config.api_router")),

@@ -45,6 +45,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -197,9 +198,11 @@ HF_ENDPOINT = env_str("HF_ENDPOINT", "https://huggingface.co")
 HF_HUB_TIMEOUT_SECONDS = env_int("HF_HUB_TIMEOUT_SECONDS", 10)
 
 REST_FRAMEWORK = {
+    # Token first: DRF answers a missing or bad credential with the first class's challenge, so API
+    # clients get 401 with `WWW-Authenticate: Token` instead of a bare 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
     # Strict JSON (size, depth, no control characters); forms for the browsable API.
     "DEFAULT_PARSER_CLASSES": [

@@ -8,12 +8,19 @@ from config.settings.base import DATABASES
 from config.settings.env import env_bool, env_int, env_list, env_required, env_str
 
 DEBUG = False
+# Words of the placeholders in .env.example and of the development default: a deploy that kept one
+# of them would run with a secret everyone can read.
+PLACEHOLDER_MARKERS = ("change-me", "changeme", "insecure", "do-not-deploy", "example")
 SECRET_KEY = env_required("SECRET_KEY")
-if len(SECRET_KEY) < 50 or SECRET_KEY.startswith("insecure"):
-    raise ImproperlyConfigured("SECRET_KEY must be a random string of at least 50 characters.")
+if len(SECRET_KEY) < 50 or any(marker in SECRET_KEY.lower() for marker in PLACEHOLDER_MARKERS):
+    raise ImproperlyConfigured(
+        "SECRET_KEY must be a random string of at least 50 characters, not a placeholder from .env.example."
+    )
 env_required("DATABASE_URL")
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     raise ImproperlyConfigured("Production needs a real database: DATABASE_URL must point at PostgreSQL.")
+if any(marker in (DATABASES["default"].get("PASSWORD") or "").lower() for marker in PLACEHOLDER_MARKERS):
+    raise ImproperlyConfigured("The database password is a placeholder from .env.example; set a real one.")
 CELERY_BROKER_URL = env_required("CELERY_BROKER_URL")
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 6 * 3600)}
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", CELERY_BROKER_URL)
