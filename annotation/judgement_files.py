@@ -20,6 +20,11 @@ from typing import TextIO
 
 from evaluation.languages import BY_NAME
 from evaluation.safe_text import write_csv
+from evaluation.strict_json import StrictJSONError
+from evaluation.strict_json import loads as strict_loads
+
+# The largest cell of texts read from a judgement file (a persona, an instruction and a description).
+MAX_CELL_BYTES = 256 * 1024
 
 RATER_COLUMN = re.compile(r"^expert_\d+$")
 TEXT_KEYS = ("indian_context_persona", "indian_context_instruction", "description")
@@ -72,9 +77,10 @@ def normalise_label(value: str) -> str | None:
 
 def _texts(raw: str, where: str, errors: list[str], *, need_description: bool = False) -> Texts | None:
     try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        errors.append(f"{where}: not valid JSON ({exc.msg}).")
+        # Strict: a cell is a small object of texts; deep nesting or control characters are refused.
+        data = strict_loads(raw, max_bytes=MAX_CELL_BYTES, max_depth=4)
+    except StrictJSONError as exc:
+        errors.append(f"{where}: {exc}")
         return None
     if not isinstance(data, dict):
         errors.append(f"{where}: expected a JSON object.")
