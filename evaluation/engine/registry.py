@@ -131,6 +131,8 @@ class TaskSpec:
       none for the others).
     published_metrics: metrics that only the reference's published results report (kept in exports).
     monolingual_twin: for a cross-lingual task, the monolingual task shown on its heatmap's diagonal.
+    reference_folder / reference_task: the reference implementation's result folder for the task and
+      the "task" its result files declare (both empty for tasks the reference did not publish).
     """
 
     id: str
@@ -151,6 +153,8 @@ class TaskSpec:
     compare_label: str | None = None
     published_metrics: tuple[str, ...] = ()
     monolingual_twin: str = ""
+    reference_folder: str = ""
+    reference_task: str = ""
 
     @property
     def metric_specs(self) -> tuple[MetricSpec, ...]:
@@ -212,6 +216,8 @@ TASKS: dict[str, TaskSpec] = _tasks(
         description="each persona's instruction among all instructions of its language",
         columns=(ColumnSpec("t1", "T1 mono R@1", "recall@1", "persona→instruction, same language"),),
         published_metrics=("ndcg@10",),
+        reference_folder="t1_mono_retrieval",
+        reference_task="t1_mono_retrieval",
     ),
     TaskSpec(
         "t2",
@@ -229,6 +235,8 @@ TASKS: dict[str, TaskSpec] = _tasks(
         columns=(ColumnSpec("t2", "T2 cross R@1", "recall@1", "persona→instruction, language pairs"),),
         published_metrics=("ndcg@10",),
         monolingual_twin="t1",
+        reference_folder="t2_xling_retrieval",
+        reference_task="t2_xling_retrieval",
     ),
     TaskSpec(
         "t3",
@@ -246,6 +254,8 @@ TASKS: dict[str, TaskSpec] = _tasks(
         nav_label="T3 mono",
         columns=(ColumnSpec("t3", "T3 mono R@1", "recall@1", "instruction→persona, same language"),),
         published_metrics=("ndcg@10",),
+        reference_folder="t3_reverse_retrieval",
+        reference_task="t3_reverse_retrieval",
     ),
     TaskSpec(
         "t3x",
@@ -264,6 +274,8 @@ TASKS: dict[str, TaskSpec] = _tasks(
         columns=(ColumnSpec("t3x", "T3 cross R@1", "recall@1", "instruction→persona, language pairs"),),
         published_metrics=("ndcg@10",),
         monolingual_twin="t3",
+        reference_folder="t3_xling_reverse_retrieval",
+        reference_task="t3_reverse_retrieval",
     ),
     TaskSpec(
         "t4",
@@ -292,6 +304,8 @@ TASKS: dict[str, TaskSpec] = _tasks(
             ColumnSpec("t4_ece", "T4 ECE", "ece", "before calibration; lower is better"),
         ),
         compare_label="T4 AUROC",
+        reference_folder="t4_classification",
+        reference_task="t4_classification",
     ),
     TaskSpec(
         "multi",
