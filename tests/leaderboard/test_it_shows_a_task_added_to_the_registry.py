@@ -117,3 +117,20 @@ def test_it_titles_the_new_tasks_scores_on_the_run_page(client, runs):
 
 def test_it_has_no_page_for_a_task_outside_the_registry(client, runs):
     assert client.get(reverse("leaderboard:task", args=["t8"])).status_code == 404
+
+
+def test_it_needs_no_model_change_or_migration_for_the_new_task(runs):
+    from django.core.exceptions import ValidationError
+    from django.core.management import call_command
+
+    # --check exits non-zero (SystemExit) when the models differ from their migrations.
+    call_command("makemigrations", "--check", "--dry-run", verbosity=0)
+    alpha, _ = runs
+    hindi = Language.objects.get(code="hin")
+    Score(run=alpha, task="t9", source=hindi, metric="recall@10", value=0.5).full_clean(
+        validate_unique=False, validate_constraints=False
+    )
+    with pytest.raises(ValidationError, match="task"):
+        Score(run=alpha, task="t8", source=hindi, metric="recall@10", value=0.5).full_clean(
+            validate_unique=False, validate_constraints=False
+        )
