@@ -477,6 +477,8 @@ def classification_page(params: QueryDict, task: str) -> Page:
         "summary": [(info, [(metric, cells[metric]) for metric in shown_metrics]) for info, cells in summary],
         "task": spec,
         "metrics": [(metric, METRICS[metric].label) for metric in shown_metrics],
+        # Figures kept only to explain a published number are flagged, never compared.
+        "incomparable": [metric for metric in shown_metrics if not METRICS[metric].comparable],
         "auroc_table": auroc_table,
         "ece_table": ece_table,
         "with_bins": with_bins,
@@ -744,9 +746,11 @@ def run_page(run_id: int) -> Page:
         {"section": section, "title": TASKS[section.task].title if section.task in TASKS else section.task}
         for section in score_sections(scores, LANGUAGE_ORDER)
     ]
+    # One metric for every task's bars, so that they share an axis.
+    bar_metric = METRICS["recall@1"]
     grouped: dict[str, dict[str, dict]] = {}
     for score in scores:
-        if score["target"] is None and score["metric"] == "recall@1":
+        if score["target"] is None and score["metric"] == bar_metric.name:
             grouped.setdefault(score["task"], {})[score["source"]] = score
     bars = None
     # The bars show every monolingual retrieval task, each in its own colour.
@@ -756,7 +760,7 @@ def run_page(run_id: int) -> Page:
         series = {}
         for task in mono:
             if mono[task]:
-                series[f"{task.upper()} R@1"] = [
+                series[f"{task.upper()} {bar_metric.short_label}"] = [
                     (
                         (mono[task].get(code) or {}).get("value"),
                         (mono[task].get(code) or {}).get("ci_low"),
@@ -764,7 +768,9 @@ def run_page(run_id: int) -> Page:
                     )
                     for code in bar_languages
                 ]
-        bars = plots.language_bars([BY_CODE[c].name for c in bar_languages], series, title="Recall@1 per language")
+        bars = plots.language_bars(
+            [BY_CODE[c].name for c in bar_languages], series, title=f"{bar_metric.label} per language"
+        )
     coverage_metrics, coverage_rows = tokenizer_coverage(run.details)
     context = {
         "run": run,
