@@ -41,10 +41,12 @@ MAX_VALUES_PER_PARAMETER = 20
 
 
 def known_parameters(params: QueryDict, allowed: frozenset[str] = PAGE_PARAMETERS) -> QueryDict:
-    """Only the allowed parameters with plain values, each value once, in a fixed order."""
+    """Only the allowed parameters with plain values, each value once."""
     kept = QueryDict(mutable=True)
-    for key in sorted(set(params) & allowed):
-        values = sorted({value for value in params.getlist(key) if _PLAIN_VALUE.fullmatch(value)})
+    # In the order given (pages build links from it); canonical_query orders them for the key.
+    for key in [key for key in params if key in allowed]:
+        # Values keep their order (a page may show languages or runs in the order asked), once each.
+        values = list(dict.fromkeys(value for value in params.getlist(key) if _PLAIN_VALUE.fullmatch(value)))
         if values:
             kept.setlist(key, values[:MAX_VALUES_PER_PARAMETER])
     kept._mutable = False
@@ -53,7 +55,8 @@ def known_parameters(params: QueryDict, allowed: frozenset[str] = PAGE_PARAMETER
 
 def canonical_query(request: HttpRequest, allowed: frozenset[str] = PAGE_PARAMETERS) -> str:
     """The known parameters in a fixed order, so equivalent URLs share a cache entry."""
-    return known_parameters(request.GET, allowed).urlencode()
+    kept = known_parameters(request.GET, allowed)
+    return "&".join(f"{key}={value}" for key in sorted(kept) for value in kept.getlist(key))
 
 
 def _export(page: Page, fmt: str, table_name: str | None, filename: str) -> dict:
