@@ -56,7 +56,7 @@ def known_parameters(params: QueryDict, allowed: frozenset[str] = PAGE_PARAMETER
 def canonical_query(request: HttpRequest, allowed: frozenset[str] = PAGE_PARAMETERS) -> str:
     """The known parameters in a fixed order, so equivalent URLs share a cache entry."""
     kept = known_parameters(request.GET, allowed)
-    return "&".join(f"{key}={value}" for key in sorted(kept) for value in kept.getlist(key))
+    return "&".join(f"{key}={value}" for key in sorted(kept) for value in sorted(kept.getlist(key)))
 
 
 def _export(page: Page, fmt: str, table_name: str | None, filename: str) -> dict:
