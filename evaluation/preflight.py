@@ -201,8 +201,10 @@ def inspect_local_folder(name: str) -> ModelCheck:
     if not folder.is_dir():
         raise ModelNotFoundError(f"There is no model folder at {name} on this machine.")
     # Checked before any walk of the folder, so that "/" or a home folder is refused at once.
-    if not (folder / "config.json").is_file():
-        raise ModelNotFoundError(f"{name} is not a model folder: there is no config.json at its top.")
+    if not ((folder / "config.json").is_file() or (folder / "modules.json").is_file()):
+        raise ModelLoadError(
+            f"There is no config.json or modules.json in {name}, so this is not a transformers model folder."
+        )
     files = local_files(folder)
     config = read_json(folder / "config.json") or {}
     modules = read_json(folder / "modules.json")

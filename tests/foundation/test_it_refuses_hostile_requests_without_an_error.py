@@ -68,5 +68,5 @@ def test_it_refuses_the_root_folder_as_a_model_quickly(client):
     started = time.monotonic()
     response = client.post("/evaluation/submit/", {"model": "/"})
     assert time.monotonic() - started < 5
-    assert response.status_code == 200 and "is not a model folder" in response.content.decode()
+    assert response.status_code == 200 and "is not a transformers model folder" in response.content.decode()
     assert not Run.objects.exists()
