@@ -103,7 +103,7 @@ DIAGNOSTIC_METRICS = ("max@r", "max@r_norm", "complete@10", "english_preference"
 TaskKind = Literal["retrieval", "classification", "diagnostics"]
 Field = Literal["persona", "instruction"]
 # How the engine builds and scores a task's units (evaluation/engine/units.py holds one class per method).
-Method = Literal["full_pool", "pair_classifier", "multi_reference"]
+Method = Literal["full_pool", "pair_classifier", "multi_reference", "hard_negatives"]
 
 
 @dataclass(frozen=True)
@@ -219,6 +219,23 @@ TASKS: dict[str, TaskSpec] = _tasks(
         main_metric="auroc",
         method="pair_classifier",
         description="a logistic head on [|u−v|, u⊙v] decides whether a persona and an instruction belong together",
+    ),
+    TaskSpec(
+        "t5",
+        "T5 · hard-negative retrieval (persona → instruction)",
+        "T5",
+        "retrieval",
+        "persona",
+        "instruction",
+        cross_lingual=False,
+        metrics=RETRIEVAL_METRICS,
+        main_metric="recall@1",
+        method="hard_negatives",
+        table_metrics=("recall@1", "recall@5", "mrr@10"),
+        description=(
+            "each persona's instruction among itself and the 20 instructions of its language that BM25 finds "
+            "most similar to it, a pool frozen per dataset version"
+        ),
     ),
     TaskSpec(
         "multi",

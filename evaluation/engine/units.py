@@ -10,20 +10,23 @@ The runner never looks at a task's id; everything task-specific is here or in th
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
+import torch
 
 from evaluation.engine.backends import Backend, TextSet
 from evaluation.engine.classification import evaluate_pair_set
 from evaluation.engine.diagnostics import multi_reference_per_query
+from evaluation.engine.lexical import BM25Index
 from evaluation.engine.metrics import per_query_retrieval
 from evaluation.engine.pairs import SPLITS, build_pair_set
 from evaluation.engine.registry import TaskSpec
-from evaluation.engine.retrieval import rank_golds
+from evaluation.engine.retrieval import BlockScorer, rank_golds
 
 if TYPE_CHECKING:
     from evaluation.engine.runner import Corpus, LanguageTexts
@@ -274,10 +277,125 @@ class PairClassification(UnitMethod):
         }
 
 
+HARD_NEGATIVES = 20
+MINING_BLOCK = 512
+
+
+def mine_hard_negatives(instructions: list[str], *, k: int, seed: int, content_hash: str, language: str) -> np.ndarray:
+    """Rows of the k instructions BM25 finds most similar to each instruction (itself excluded), best first.
+
+    A function of the texts, the seed and the dataset's content hash only, never of a model, so every
+    model is scored on the same pools. Scores are summed in float64 over the vocabulary in token
+    order (bm25s orders its vocabulary by a Python set, whose order changes with the process's hash
+    seed), and equal scores are ordered by a permutation drawn from the seed and the content hash.
+    """
+    n = len(instructions)
+    index = BM25Index(instructions)
+    tokens = sorted(index.vocabulary)
+    columns = np.array([index.vocabulary[token] for token in tokens], dtype=np.int64)
+    doc_term = index.doc_term.tocsc()[:, columns].astype(np.float64).T.tocsr()  # terms × documents
+    queries = index.query_matrix(instructions).tocsc()[:, columns].astype(np.float64).tocsr()
+    material = hashlib.sha256("\0".join([str(seed), content_hash, "hard-negatives", language]).encode()).digest()
+    tie_rank = np.random.default_rng(int.from_bytes(material[:16], "big")).permutation(n)
+    k = min(k, n - 1)
+    result = np.empty((n, k), dtype=np.int64)
+    for start in range(0, n, MINING_BLOCK):
+        stop = min(n, start + MINING_BLOCK)
+        scores = (queries[start:stop] @ doc_term).toarray()
+        scores[np.arange(stop - start), np.arange(start, stop)] = -np.inf
+        for row, values in enumerate(scores):
+            # Every document scoring at least the k-th best score is a candidate; candidates are then
+            # ordered by score and, among equal scores, by the seeded permutation.
+            threshold = np.partition(values, n - k)[n - k]
+            candidates = np.flatnonzero(values >= threshold)
+            order = np.lexsort((tie_rank[candidates], -values[candidates]))
+            result[start + row] = candidates[order[:k]]
+    return result
+
+
+class PoolScorer(BlockScorer):
+    """Scores of each query against its own small pool of documents, gathered from a full-pool scorer."""
+
+    def __init__(self, inner: BlockScorer, pools: np.ndarray) -> None:
+        self.inner, self.device = inner, inner.device
+        self.pools = torch.as_tensor(pools).to(inner.device)
+        self.n_queries, self.n_docs = pools.shape
+
+    def block(self, start: int, stop: int) -> torch.Tensor:
+        return self.inner.block(start, stop).gather(1, self.pools[start:stop])
+
+
+class HardNegativeRetrieval(UnitMethod):
+    """Each query's gold document among itself and the 20 instructions BM25 finds closest to it (T5).
+
+    The pool of a persona is its gold instruction (column 0) followed by the hard negatives mined
+    from the gold instruction over all instructions of the language; ranks within that pool use the
+    same pessimistic ties as full-pool retrieval.
+    """
+
+    def unmet_requirement(self, spec: TaskSpec, corpus: Corpus) -> str | None:
+        if corpus.pool_size < HARD_NEGATIVES + 1:
+            return f"needs at least {HARD_NEGATIVES + 1} items per language for a gold and {HARD_NEGATIVES} negatives"
+        return super().unmet_requirement(spec, corpus)
+
+    def score(self, spec: TaskSpec, context: Context, source: str, target: str | None) -> Unit:
+        corpus = context.corpus
+        language = corpus.languages[target or source]
+        detail = f"task {spec.id}: {source} ({context.step + 1} of {context.total_steps})"
+        context.advance(detail, 0.0)
+        documents = language.instructions if spec.document_field == "instruction" else language.personas
+        negatives = mine_hard_negatives(
+            list(documents), k=HARD_NEGATIVES, seed=context.seed, content_hash=corpus.content_hash, language=source
+        )
+        n = len(language.item_ids)
+        pools = np.concatenate([np.arange(n)[:, None], negatives], axis=1)
+        full = context.backend.scorer(
+            context.text_set(source, spec.query_field, spec.query_role),
+            context.text_set(target or source, spec.document_field, "document"),
+        )
+        result = rank_golds(
+            PoolScorer(full, pools),
+            np.zeros(n, dtype=np.int64),
+            k=TOP_K,
+            on_block=lambda done, total: context.advance(detail, done / total),
+        )
+        ranks = result.ranks[:, 0]
+        unit = Unit(spec.id, source, target, per_query_retrieval(ranks))
+        digest = hashlib.sha256(f"{source}|{pools.shape}".encode())
+        digest.update(np.ascontiguousarray(language.item_ids[pools], dtype=np.int64).tobytes())
+        unit.info["pool"] = {"digest": digest.hexdigest(), "queries": n, "pool_size": int(pools.shape[1])}
+        top = np.take_along_axis(pools, result.topk, axis=1)
+        context.save_ranks(
+            f"ranks-{spec.id}-{source}",
+            {
+                "query_item_ids": language.item_ids,
+                "ranks": ranks.astype(np.int32),
+                "top10_item_ids": language.item_ids[top].astype(np.int32),
+                "gold_scores": result.gold_scores[:, 0],
+                "pool_item_ids": language.item_ids[pools].astype(np.int32),
+            },
+            spec.id,
+            source,
+            target,
+        )
+        return unit
+
+    def details(self, spec: TaskSpec, context: Context, units: list[Unit]) -> dict | None:
+        return {
+            "pools": {unit.source: unit.info["pool"] for unit in units},
+            "mining": (
+                f"gold instruction plus the {HARD_NEGATIVES} other instructions of the language that BM25 "
+                "(query = the gold instruction) scores highest; ties ordered by a permutation seeded by "
+                "the run seed and the dataset's content hash"
+            ),
+        }
+
+
 METHODS: dict[str, UnitMethod] = {
     "full_pool": FullPoolRetrieval(),
     "pair_classifier": PairClassification(),
     "multi_reference": MultiReference(),
+    "hard_negatives": HardNegativeRetrieval(),
 }
 
 

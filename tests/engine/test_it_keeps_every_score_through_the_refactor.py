@@ -32,6 +32,12 @@ def test_it_reproduces_the_recorded_outputs_of_every_task_on_demo_and_validation
     done = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     actual = json.loads(done.stdout)
+    # Tasks added since the recording are listed as "not requested"; they are not part of it.
+    for output in actual.values():
+        for block in (output["details"], output["manifest"]):
+            block["skipped_tasks"] = {
+                task: reason for task, reason in block["skipped_tasks"].items() if task in RECORDED_TASKS
+            }
 
     models = ("bm25", "tfidf-char", "tiny")
     assert set(actual) == set(expected) == {f"{data}/{model}" for data in ("demo", "validation") for model in models}
