@@ -36,6 +36,7 @@ from evaluation.engine.backends import Backend, EncodeStats, TextSet
 from evaluation.engine.diagnostics import script_aggregates
 from evaluation.engine.errors import DatasetError
 from evaluation.engine.registry import CROSS_LINGUAL_TASKS, TASK_IDS, TASKS
+from evaluation.engine.results import SCHEMA_VERSION, Details, Manifest, RunResult, ScoreRow
 from evaluation.engine.units import SOURCE_LANGUAGE, TOP_K, Context, Unit, method_of
 from evaluation.languages import BY_CODE
 
@@ -70,25 +71,8 @@ class Corpus:
         return len(next(iter(self.languages.values())).item_ids) if self.languages else 0
 
 
-@dataclass
-class ScoreRow:
-    task: str
-    source: str
-    target: str | None
-    metric: str
-    value: float
-    ci_low: float | None
-    ci_high: float | None
-
-
-@dataclass
-class Evaluation:
-    scores: list[ScoreRow]
-    averages: dict[str, dict[str, dict]]
-    details: dict
-    manifest: dict
-    encode_stats: EncodeStats
-
+# The engine's answer: typed, versioned results (results.py). `Evaluation` is its older name.
+Evaluation = RunResult
 
 # Building and checking the corpus ---------------------------------------------------------------------
 
@@ -303,7 +287,7 @@ def evaluate(
     progress: ProgressCallback | None = None,
     artefact_sink: ArtefactSink | None = None,
     timings: dict[str, float] | None = None,
-) -> Evaluation:
+) -> RunResult:
     """Run the planned tasks; `progress` may raise (e.g. RunCancelled) to stop between steps."""
     report = progress or (lambda stage, fraction, detail: None)
     timings = dict(timings or {})
@@ -354,7 +338,12 @@ def evaluate(
     for spec in TASKS.values():
         if method_of(spec).has_manifest_block:
             manifest[spec.id] = task_manifests.get(spec.id)
-    return Evaluation(scores=scores, averages=averages, details=details, manifest=manifest, encode_stats=stats)
+    return RunResult(
+        scores=scores,
+        details=Details.from_dict({**details, "schema_version": SCHEMA_VERSION}),
+        manifest=Manifest.from_dict({**manifest, "schema_version": SCHEMA_VERSION}),
+        encode_stats=stats,
+    )
 
 
 def build_manifest(

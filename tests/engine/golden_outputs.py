@@ -70,16 +70,18 @@ def reduce(result, artefacts: dict[str, str]) -> dict:
     """The parts of an Evaluation that must be reproduced exactly, as JSON-ready data."""
     from dataclasses import asdict
 
-    details = json.loads(json.dumps(result.details))
+    details = json.loads(json.dumps(result.details.to_dict()))
     details["ranks"] = [{**entry, "path": artefacts[entry["path"]]} for entry in details.get("ranks", [])]
     manifest = {
-        key: value for key, value in json.loads(json.dumps(result.manifest)).items() if key not in VOLATILE_MANIFEST
+        key: value
+        for key, value in json.loads(json.dumps(result.manifest.to_dict())).items()
+        if key not in VOLATILE_MANIFEST
     }
     model = manifest.get("model") or {}
     manifest["model"] = {key: value for key, value in model.items() if key not in ("name", "resolved_revision")}
     return {
         "scores": [asdict(row) for row in result.scores],
-        "averages": json.loads(json.dumps(result.averages)),
+        "averages": details["averages"],
         "details": details,
         "manifest": manifest,
     }

@@ -46,7 +46,7 @@ def test_its_pools_are_frozen_whatever_the_model_or_the_process_hash_seed():
     digests = []
     for model in ("bm25", "tfidf-char"):
         result = evaluate(corpus, LexicalBackend(model), tasks=["t5"], n_resamples=50)
-        digests.append({code: pool["digest"] for code, pool in result.details["t5"]["pools"].items()})
+        digests.append({code: pool.digest for code, pool in result.details.tasks["t5"].pools.items()})
     assert digests[0] == digests[1] and set(digests[0]) == set(corpus.languages)
 
     script = (
@@ -56,7 +56,7 @@ def test_its_pools_are_frozen_whatever_the_model_or_the_process_hash_seed():
         "corpus = build_corpus(demo_triples(), requested_languages=None, name='v', version='1', "
         "content_hash='validation-hash')\n"
         "result = evaluate(corpus, LexicalBackend('bm25'), tasks=['t5'], n_resamples=50)\n"
-        "print(sorted((c, p['digest']) for c, p in result.details['t5']['pools'].items()))\n"
+        "print(sorted((c, p.digest) for c, p in result.details.tasks['t5'].pools.items()))\n"
     )
     for hash_seed in ("1", "12345"):
         env = {**os.environ, "PYTHONHASHSEED": hash_seed, "NIRDESHA_SHARED_DATA": str(SHARED_DATA)}
@@ -100,15 +100,15 @@ def test_it_scores_recall_and_mrr_over_the_twenty_one_document_pool_with_pessimi
         for row in rows.values():
             assert row.ci_low <= row.value <= row.ci_high and row.ci_low < row.ci_high
     average = result.averages["t5"]["recall@1"]
-    assert average["n"] == 2 and average["ci_low"] <= average["value"] <= average["ci_high"]
+    assert average.n == 2 and average.ci_low <= average.value <= average.ci_high
 
 
 def test_it_runs_by_default_and_says_why_it_is_skipped_on_too_few_items():
     default = evaluate(_corpus(demo_triples()), LexicalBackend("bm25"), n_resamples=50)
-    assert "t5" in default.manifest["tasks"]
+    assert "t5" in default.manifest.tasks
     assert {row.source for row in default.scores if row.task == "t5"} == {"ben", "hin", "mar", "tam", "urd"}
 
     small = _corpus(validation_triples(languages=("Hindi", "Tamil"), limit=20, with_english=False))
     result = evaluate(small, LexicalBackend("bm25"), n_resamples=50)
-    assert "t5" not in result.manifest["tasks"]
-    assert "21 items" in result.details["skipped_tasks"]["t5"]
+    assert "t5" not in result.manifest.tasks
+    assert "21 items" in result.details.skipped_tasks["t5"]
