@@ -3,7 +3,7 @@
 `RunResult` is the engine's answer; its `Details` and `Manifest` are stored with `to_dict()` and read
 back with `from_dict()`, the one reader of the engine's part of a run's details. The JSON has one
 spelling per field (schema 1, see `SCHEMA_VERSION`); rows written before schema 1 are converted by the
-data migration evaluation/0004, not by tolerant readers.
+data migration evaluation/0006, not by tolerant readers.
 
 Details, schema 1 (keys of run.details written by others, e.g. the worker's attempt history or a
 published import's list of skipped files, sit beside these and are not the engine's to read):

@@ -1,4 +1,4 @@
-"""Data migration evaluation/0004: run details and manifests written before schema 1 become schema 1."""
+"""Data migration evaluation/0006: run details and manifests written before schema 1 become schema 1."""
 
 import importlib
 
@@ -9,7 +9,7 @@ from evaluation.engine.results import Details
 from leaderboard.pages import reliability_curves
 from tests.leaderboard.factories import make_dataset, make_run
 
-migration = importlib.import_module("evaluation.migrations.0004_run_results_schema_1")
+migration = importlib.import_module("evaluation.migrations.0006_run_results_schema_1")
 BINS = [{"count": 3, "mean_p": 0.2, "mean_y": 0.1}]
 FULL_BINS = [{"lower": 0.0, "upper": 1.0, "count": 3, "mean_p": 0.2, "mean_y": 0.1}]
 
@@ -21,12 +21,12 @@ def test_it_rewrites_every_old_spelling_of_the_reliability_bins_into_the_one_the
     upgraded = migration.upgrade_details(old)
     assert upgraded["schema_version"] == 1
     assert Details.from_dict(upgraded).tasks["t4"].reliability["hin"].calibrator == "hist"
-    assert reliability_curves(upgraded) == {"hin": {"before": BINS, "after": BINS}}
+    assert reliability_curves(upgraded, "t4") == {"hin": {"before": BINS, "after": BINS}}
 
     top_level = migration.upgrade_details(
         {"averages": {}, "t4": {"reliability": {"base": renamed, "calibrated": BINS}}}
     )
-    assert reliability_curves(top_level) == {"all": {"before": BINS, "after": BINS}}
+    assert reliability_curves(top_level, "t4") == {"all": {"before": BINS, "after": BINS}}
     assert top_level["t4"]["reliability"]["all"]["before"] == FULL_BINS
 
 
@@ -52,4 +52,4 @@ def test_it_migrates_the_stored_runs():
     run.refresh_from_db()
     assert run.details["schema_version"] == 1 and run.details["attempts"] == [{"number": 1}]
     assert run.manifest == {"engine_version": "1.0.0", "schema_version": 1}
-    assert reliability_curves(run.details) == {"all": {"before": BINS}}
+    assert reliability_curves(run.details, "t4") == {"all": {"before": BINS}}
