@@ -15,6 +15,7 @@ No Django: the data is read with plain readers.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import sys
@@ -30,7 +31,7 @@ from tests.engine.shared_csv import validation_triples
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEMO_DIR = REPO_ROOT / "evaluation" / "demo"
-GOLDEN_FILE = Path(__file__).parent / "golden" / "engine_outputs.json"
+GOLDEN_FILE = Path(__file__).parent / "golden" / "engine_outputs.json.gz"
 MODELS = ("bm25", "tfidf-char", "tiny")
 # Manifest entries that describe the machine, the checkout or the clock rather than the result.
 VOLATILE_MANIFEST = ("code_version", "hardware", "libraries", "timings", "encoding", "device")
@@ -148,7 +149,7 @@ def main(argv: list[str]) -> None:
     document = json.dumps(engine_outputs(tasks), indent=1, ensure_ascii=False, sort_keys=True) + "\n"
     if options.write:
         GOLDEN_FILE.parent.mkdir(parents=True, exist_ok=True)
-        GOLDEN_FILE.write_text(document, encoding="utf-8")
+        GOLDEN_FILE.write_bytes(gzip.compress(document.encode("utf-8"), compresslevel=9, mtime=0))
         print(f"wrote {GOLDEN_FILE} ({GOLDEN_FILE.stat().st_size} bytes)", file=sys.stderr)
     else:
         sys.stdout.write(document)
@@ -156,3 +157,8 @@ def main(argv: list[str]) -> None:
 
 if __name__ == "__main__":
     main(sys.argv[1:])
+
+
+def recorded_outputs() -> dict[str, dict]:
+    """The reference file's outputs."""
+    return json.loads(gzip.decompress(GOLDEN_FILE.read_bytes()).decode("utf-8"))
