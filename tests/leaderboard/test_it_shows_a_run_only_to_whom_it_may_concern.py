@@ -23,7 +23,9 @@ def private_run():
     buffer = io.BytesIO()
     np.savez_compressed(buffer, ranks=np.arange(4))
     path = default_storage.save("runs/test/ranks-t1-hin.npz", ContentFile(buffer.getvalue()))
-    run = make_run(make_dataset(), "org/secret", details={"ranks": [{"task": "t1", "source": "hin", "path": path}]})
+    run = make_run(
+        make_dataset(), "org/secret", details={"ranks": [{"task": "t1", "source": "hin", "target": None, "path": path}]}
+    )
     researcher = make_researcher()
     Run.objects.filter(pk=run.pk).update(
         status=Run.Status.FAILED,
