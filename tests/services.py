@@ -6,6 +6,7 @@ on a free port and shut down here, or a port with nothing listening.
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -87,6 +88,9 @@ def celery_broker(url: str) -> Iterator[None]:
 
     old_url, old_options = app.conf.broker_url, app.conf.broker_transport_options
     old_setting = settings.CELERY_BROKER_URL
+    # Celery reads the CELERY_BROKER_URL environment variable before its own setting.
+    old_env = os.environ.get("CELERY_BROKER_URL")
+    os.environ["CELERY_BROKER_URL"] = url
     app.conf.broker_url = url
     app.conf.broker_transport_options = {}
     settings.CELERY_BROKER_URL = url
@@ -96,4 +100,8 @@ def celery_broker(url: str) -> Iterator[None]:
     finally:
         app.conf.broker_url, app.conf.broker_transport_options = old_url, old_options
         settings.CELERY_BROKER_URL = old_setting
+        if old_env is None:
+            os.environ.pop("CELERY_BROKER_URL", None)
+        else:
+            os.environ["CELERY_BROKER_URL"] = old_env
         reset_pools()
