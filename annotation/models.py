@@ -7,13 +7,14 @@ from datetime import datetime
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
-from django.db import models, transaction
+from django.db import models
 from django.db.models import Count, Exists, IntegerField, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 
 from evaluation.models import Dataset, Item, Language
+from evaluation.signals import announce_results_changed
 
 
 class Judgement(models.TextChoices):
@@ -172,11 +173,9 @@ class Campaign(models.Model):
         Public pages show agreement from a cache; a status change (typically closing a finished
         campaign) refreshes them, while single ratings wait for the cache to expire.
         """
-        from leaderboard.cache import bump_generation
-
         self.status = self.Status(status)
         self.save(update_fields=["status"])
-        transaction.on_commit(bump_generation)
+        announce_results_changed(Campaign, campaign=self)
 
     def accepts_ratings_from(self, user) -> bool:
         return self.is_active and LanguageApproval.is_approved(user, self.language_id)

@@ -116,9 +116,9 @@ def test_it_resolves_hub_ids_to_commits_and_names_unknown_models_and_revisions(m
         monkeypatch.setenv("HF_ENDPOINT", endpoint)
         resolved = resolve_model("known/model", "main")
         assert resolved.commit == commit and resolved.path is None
-        with pytest.raises(ModelNotFoundError, match="No model 'nobody/nothing' on the Hugging Face Hub"):
+        with pytest.raises(ModelNotFoundError, match="There is no public model 'nobody/nothing'"):
             resolve_model("nobody/nothing")
-        with pytest.raises(ModelNotFoundError, match="has no revision 'no-such-branch'"):
+        with pytest.raises(ModelNotFoundError, match="The revision 'no-such-branch' does not exist in known/model"):
             resolve_model("known/model", "no-such-branch")
         with pytest.raises(ModelNotFoundError, match="neither a Hugging Face model id"):
             resolve_model("not a valid id!")
