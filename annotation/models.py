@@ -70,13 +70,6 @@ class AnnotatorProfile(models.Model):
         return self.native_languages.exclude(approvals__annotator=self.user)
 
 
-class LanguageApprovalQuerySet(models.QuerySet):
-    def for_user(self, user) -> LanguageApprovalQuerySet:
-        if not user.is_authenticated:
-            return self.none()
-        return self.filter(annotator=user)
-
-
 class LanguageApproval(models.Model):
     """Staff's permission for one person to rate one language. Revoking deletes the row."""
 
@@ -86,8 +79,6 @@ class LanguageApproval(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     approved_at = models.DateTimeField(default=timezone.now)
-
-    objects = LanguageApprovalQuerySet.as_manager()
 
     class Meta:
         ordering = ["language", "annotator__email"]
