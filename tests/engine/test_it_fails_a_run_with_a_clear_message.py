@@ -4,7 +4,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from evaluation.models import Item, Run, Score
-from tests.engine.data import create_validation_dataset
+from tests.validation import create_validation_dataset
 
 pytestmark = pytest.mark.django_db
 

@@ -7,9 +7,8 @@ from evaluation.engine.errors import RunCancelled
 from evaluation.engine.lexical import tokenize
 from evaluation.models import EmbeddingModel, Run, Score
 from evaluation.services import ENGINE_VERSION, execute_run
-from tests.engine.data import create_validation_dataset
-from tests.engine.models import build_tiny_model
-from tests.engine.shared_csv import validation_rows
+from tests.fakes.models import build_tiny_model
+from tests.validation import create_validation_dataset, validation_rows
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from evaluation.models import Run
 from evaluation.signals import results_changed
 from leaderboard.cache import current_generation
 from tests.data import REPO_ROOT
-from tests.engine.data import create_validation_dataset
+from tests.validation import create_validation_dataset
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 
 from leaderboard.pages import reliability_curves
-from tests.leaderboard.factories import make_dataset, make_run, reliability_bins
+from tests.factories import make_dataset, make_run, reliability_bins
 from tests.leaderboard.html import tables
 
 pytestmark = pytest.mark.django_db

@@ -13,8 +13,8 @@ from evaluation.engine.errors import HubUnreachableError, ModelRejected
 from evaluation.preflight import check_hub_model
 from evaluation.submissions import Submission, SubmissionRefused, submit
 from evaluation.worker import DONE, PASSED, run_evaluation, run_preflight
+from tests.fakes.hub import closed_port_url
 from tests.people import make_researcher
-from tests.submissions.fake_hub import closed_port_url
 
 GATED = "tiny-org/tiny-encoder is gated on the Hub; only openly downloadable models can be evaluated."
 
