@@ -76,6 +76,10 @@ def _is_network_error(error: BaseException) -> bool:
         return status is None or status >= 500 or status == 429
     if isinstance(error, ConnectionError | TimeoutError):
         return True
+    # snapshot_download fetches files in threads sharing one HTTP client; when the Hub goes away the
+    # first failure closes that client, and the other threads report this instead of the network error.
+    if isinstance(error, RuntimeError) and "client has been closed" in str(error):
+        return True
     root_module = type(error).__module__.split(".")[0]
     return root_module in {"httpx", "httpx2", "httpcore", "requests", "urllib3", "socket", "ssl"}
 
@@ -243,7 +247,7 @@ def download(
     repo_id: str, commit: str, progress: ProgressCallback | None = None, *, endpoint: str | None = None
 ) -> Path:
     """Download what a sentence encoder loads at an exact commit, reporting files done to `progress`."""
-    from huggingface_hub import snapshot_download
+    from huggingface_hub import HfApi, snapshot_download
     from tqdm.auto import tqdm
 
     class ReportingTqdm(tqdm):
@@ -257,6 +261,9 @@ def download(
             return shown
 
     with hub_errors(repo_id, commit):
+        # One plain request first: a Hub that is away (or a model gated since its submission) fails
+        # here at once, where the file downloads would retry with back-off for a long while.
+        HfApi(endpoint=endpoint or default_endpoint()).model_info(repo_id, revision=commit)
         folder = snapshot_download(
             repo_id,
             revision=commit,
