@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from celery import current_app
 from django.conf import settings
 from django.db import IntegrityError, models, transaction
 from django.db.models import Count, Exists, F, OuterRef, Q, Value
@@ -508,12 +509,14 @@ class Run(models.Model):
         self.resolved_commit, self.engine_version = commit, ENGINE_VERSION
 
     def enqueue(self) -> None:
-        """Send the run's next task once the current transaction commits."""
-        # The tasks module imports this one; importing it here avoids a cycle at start-up.
-        from evaluation.tasks import evaluate_run, preflight_run
+        """Send the run's next task once the current transaction commits.
 
-        task = evaluate_run if self.preflight_passed else preflight_run
-        task.delay_on_commit(self.pk)
+        The task is sent by its registered name rather than imported: the tasks module depends on
+        this one (through the worker), and a model never imports what consumes it.
+        """
+        name = "evaluation.evaluate_run" if self.preflight_passed else "evaluation.preflight_run"
+        pk = self.pk
+        transaction.on_commit(lambda: current_app.send_task(name, args=[pk]))
 
     # Writes made by the worker that holds the run. Each is conditional on the worker's claim
     # token, so a worker presumed lost (and replaced) can no longer change the row.

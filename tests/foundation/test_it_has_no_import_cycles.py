@@ -1,8 +1,9 @@
-"""No module of the project imports, at its top level, a module that comes back to it.
+"""No module of the project imports a module that comes back to it, not even from inside a function.
 
 The graph is read from the source with ast (nothing is imported): an edge A → B for every
-module-level `import B` / `from B import x` in A (x counts when it is itself a module), leaving out
-imports under `if TYPE_CHECKING:`. Imports inside functions are deliberate deferrals and are not edges.
+`import B` / `from B import x` in A (x counts when it is itself a module), wherever it stands, except
+under `if TYPE_CHECKING:`. A deferred import inside a function still ties the two modules together,
+so it counts too.
 """
 
 from __future__ import annotations
@@ -26,42 +27,36 @@ def project_modules() -> dict[str, Path]:
     return {module_name(path): path for package in PACKAGES for path in sorted((REPO_ROOT / package).rglob("*.py"))}
 
 
-def top_level_imports(path: Path, name: str, known: set[str]) -> set[str]:
+def imports(path: Path, name: str, known: set[str]) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    type_only = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        for statement in node.body
+        for inner in ast.walk(statement)
+    }
     found: set[str] = set()
-
-    def visit(statements: list[ast.stmt]) -> None:
-        for node in statements:
-            if isinstance(node, ast.Import):
-                found.update(alias.name for alias in node.names)
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
-                    base = ".".join([*anchor, base] if base else anchor)
-                found.add(base)
-                found.update(f"{base}.{alias.name}" for alias in node.names if f"{base}.{alias.name}" in known)
-            elif isinstance(node, ast.If):
-                test = ast.unparse(node.test)
-                if "TYPE_CHECKING" not in test:
-                    visit(node.body)
-                visit(node.orelse)
-            elif isinstance(node, ast.Try):
-                visit(node.body)
-                for handler in node.handlers:
-                    visit(handler.body)
-                visit(node.orelse)
-                visit(node.finalbody)
-
-    visit(tree.body)
+    for node in ast.walk(tree):
+        if id(node) in type_only:
+            continue
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join([*anchor, base] if base else anchor)
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names if f"{base}.{alias.name}" in known)
     return {module for module in found if module in known and module != name}
 
 
 def import_graph() -> dict[str, set[str]]:
     modules = project_modules()
     known = set(modules)
-    return {name: top_level_imports(path, name, known) for name, path in modules.items()}
+    return {name: imports(path, name, known) for name, path in modules.items()}
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -108,6 +103,8 @@ def test_it_reads_the_projects_real_imports():
     graph = import_graph()
     assert "evaluation.models" in graph["evaluation.services"]
     assert "evaluation.worker" in graph["evaluation.tasks"]
+    # An import inside a function is an edge too (the worker defers importing the engine's services).
+    assert "evaluation.services" in graph["evaluation.worker"]
 
 
 def test_the_project_has_no_import_cycle():
