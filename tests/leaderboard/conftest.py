@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +35,7 @@ def published_rows(django_db_setup, django_db_blocker) -> PublishedRows:
     Importing ~12,000 scores through the ORM takes seconds; tests that only need them present get
     the very rows the command wrote, copied in by `published` below.
     """
+    from django.apps import apps
     from django.core.management import call_command
     from django.db import transaction
 
@@ -41,6 +43,9 @@ def published_rows(django_db_setup, django_db_blocker) -> PublishedRows:
 
     require_shared_data(PUBLISHED_RESULTS_DIR)
     with django_db_blocker.unblock(), transaction.atomic():
+        # A transactional test that ran earlier may have emptied the tables the migrations seeded;
+        # put the languages back inside this block (rolled back with the rest).
+        importlib.import_module("evaluation.migrations.0002_seed_languages").seed_languages(apps, None)
         call_command("import_published_results", str(PUBLISHED_RESULTS_DIR), verbosity=0)
         dataset = Dataset.objects.get(name="nirdesha", version="1.0")
         rows = PublishedRows(
