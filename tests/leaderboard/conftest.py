@@ -67,7 +67,7 @@ def published(db, published_rows, published_dir):
     the command itself runs, since it would merge with what is there.
     """
     from django.core.management import call_command
-    from django.db import connection
+    from django.db import connection, transaction
 
     from evaluation.models import Dataset, EmbeddingModel, Run, Score
 
@@ -79,24 +79,26 @@ def published(db, published_rows, published_dir):
         call_command("import_published_results", str(published_dir), verbosity=0)
         return Dataset.objects.get(name="nirdesha", version="1.0")
 
-    dataset = Dataset.objects.create(**{key: value for key, value in published_rows.dataset.items() if key != "id"})
-    model_ids = {
-        row["id"]: EmbeddingModel.objects.create(**{key: value for key, value in row.items() if key != "id"}).pk
-        for row in published_rows.models
-    }
-    run_ids = {}
-    for row in published_rows.runs:
-        fields = {key: value for key, value in row.items() if key not in ("id", "model_id", "dataset_id")}
-        run_ids[row["id"]] = Run.objects.create(model_id=model_ids[row["model_id"]], dataset=dataset, **fields).pk
-    table = connection.ops.quote_name(Score._meta.db_table)
-    columns = ", ".join(
-        connection.ops.quote_name(Score._meta.get_field(name[:-3] if name.endswith("_id") else name).column)
-        for name in SCORE_COLUMNS
-    )
-    placeholders = ", ".join(["%s"] * len(SCORE_COLUMNS))
-    with connection.cursor() as cursor:
-        cursor.executemany(
-            f"INSERT INTO {table} ({columns}) VALUES ({placeholders})",
-            [(run_ids[score[0]], *score[1:]) for score in published_rows.scores],
+    # One transaction: a transactional test runs in autocommit, where every row would commit alone.
+    with transaction.atomic():
+        dataset = Dataset.objects.create(**{key: value for key, value in published_rows.dataset.items() if key != "id"})
+        model_ids = {
+            row["id"]: EmbeddingModel.objects.create(**{key: value for key, value in row.items() if key != "id"}).pk
+            for row in published_rows.models
+        }
+        run_ids = {}
+        for row in published_rows.runs:
+            fields = {key: value for key, value in row.items() if key not in ("id", "model_id", "dataset_id")}
+            run_ids[row["id"]] = Run.objects.create(model_id=model_ids[row["model_id"]], dataset=dataset, **fields).pk
+        table = connection.ops.quote_name(Score._meta.db_table)
+        columns = ", ".join(
+            connection.ops.quote_name(Score._meta.get_field(name[:-3] if name.endswith("_id") else name).column)
+            for name in SCORE_COLUMNS
         )
+        placeholders = ", ".join(["%s"] * len(SCORE_COLUMNS))
+        with connection.cursor() as cursor:
+            cursor.executemany(
+                f"INSERT INTO {table} ({columns}) VALUES ({placeholders})",
+                [(run_ids[score[0]], *score[1:]) for score in published_rows.scores],
+            )
     return dataset
