@@ -20,7 +20,7 @@ from evaluation.engine.lexical import LEXICAL_NAMES
 from evaluation.engine.runner import ALL_TASKS
 from evaluation.models import Dataset, EmbeddingModel, Run
 from evaluation.preflight import is_local_reference
-from evaluation.services import ensure_baseline_models
+from evaluation.services import ensure_baseline_models, run_document
 
 
 def _split(value: str | None) -> list[str]:
@@ -104,11 +104,7 @@ class Command(BaseCommand):
             raise CommandError(f"Run {run.pk} failed: {run.message or run.get_status_display()}")
         self._summary(run)
         if options["output"]:
-            path = Path(options["output"])
-            payload = run_output(run)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(payload, indent=2, ensure_ascii=False), encoding="utf-8")
-            self.stdout.write(f"Wrote {len(payload['scores'])} scores to {path}")
+            self._write_output(run, Path(options["output"]))
 
     def _run_lifecycle(self, run: Run, options: dict, bars: ProgressBars) -> None:
         """The worker's own functions, in this process: pre-flight checks, then the evaluation.
@@ -144,6 +140,12 @@ class Command(BaseCommand):
             f"{manifest.get('texts_from_cache')} from cache"
         )
 
+    def _write_output(self, run: Run, path: Path) -> None:
+        document = run_document(run)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(document, indent=2, ensure_ascii=False), encoding="utf-8")
+        self.stdout.write(f"Wrote {len(document['scores'])} scores to {path}")
+
 
 class ProgressBars:
     """One tqdm bar per stage, fed by the worker's progress reports (which also go to the run row)."""
@@ -163,20 +165,3 @@ class ProgressBars:
     def close(self) -> None:
         for bar in self.bars.values():
             bar.close()
-
-
-def run_output(run: Run) -> dict:
-    """The --output document: the run's scores, averages and manifest."""
-    scores = [
-        {
-            "task": score.task,
-            "source": score.source_id,
-            "target": score.target_id,
-            "metric": score.metric,
-            "value": score.value,
-            "ci_low": score.ci_low,
-            "ci_high": score.ci_high,
-        }
-        for score in run.scores.order_by("task", "source_id", "target_id", "metric")
-    ]
-    return {"run": run.pk, "scores": scores, "averages": run.details.get("averages", {}), "manifest": run.manifest}
