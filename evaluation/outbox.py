@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
+from celery import current_app
 from django.db import transaction
 from django.utils import timezone
 
@@ -52,11 +53,10 @@ def enqueue_by_id(run_id: int) -> bool:
     return not run.publish_failed
 
 
-def _task_for(run: Run):
-    # The tasks module imports the models; importing it here avoids a cycle at start-up.
-    from evaluation.tasks import evaluate_run, preflight_run
-
-    return evaluate_run if run.preflight_passed else preflight_run
+def _task_name(run: Run) -> str:
+    # Sent by registered name (routes still apply), as Run.enqueue did: the tasks module depends on
+    # the models, not the other way round.
+    return "evaluation.evaluate_run" if run.preflight_passed else "evaluation.preflight_run"
 
 
 def publish(run_id: int) -> bool:
@@ -69,7 +69,7 @@ def publish(run_id: int) -> bool:
         Run.objects.filter(pk=run_id).update(enqueue_pending_since=None)
         return True
     try:
-        _task_for(run).apply_async((run.pk,), retry=True, retry_policy=PUBLISH_RETRY_POLICY)
+        current_app.send_task(_task_name(run), args=[run.pk], retry=True, retry_policy=PUBLISH_RETRY_POLICY)
     except Exception as exc:  # kombu raises several types for an unreachable broker; all mean "later".
         logger.warning(
             "Run %s: the broker did not take its task (%s: %s); it stays pending", run_id, type(exc).__name__, exc
