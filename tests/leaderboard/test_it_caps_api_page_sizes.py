@@ -7,7 +7,7 @@ from rest_framework.test import APIClient
 
 from config.pagination import MAX_PAGE_SIZE
 from evaluation.models import Score
-from tests.leaderboard.factories import make_dataset, make_run
+from tests.factories import make_dataset, make_run
 from tests.people import make_admin
 
 pytestmark = pytest.mark.django_db

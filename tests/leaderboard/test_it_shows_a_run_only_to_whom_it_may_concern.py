@@ -12,7 +12,7 @@ from django.core.files.storage import default_storage
 from django.urls import reverse
 
 from evaluation.models import Run
-from tests.leaderboard.factories import make_dataset, make_run
+from tests.factories import make_dataset, make_run
 from tests.people import make_admin, make_outsider, make_researcher
 
 pytestmark = pytest.mark.django_db

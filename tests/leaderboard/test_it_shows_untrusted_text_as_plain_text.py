@@ -14,7 +14,7 @@ from evaluation.models import EmbeddingModel, Run
 from evaluation.safe_text import csv_cell, plain_figure
 from evaluation.submissions import Submission, trusted_description
 from leaderboard import plots
-from tests.leaderboard.factories import make_dataset, make_run
+from tests.factories import make_dataset, make_run
 
 pytestmark = pytest.mark.django_db
 
