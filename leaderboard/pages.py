@@ -617,10 +617,10 @@ def compare_page(params: QueryDict) -> Page:
             summary.append((info, cells))
         for index in range(len(COMPARE_AXES)):
             mark_best(cells[index] for _, cells in summary)
-        radar = plots.radar(
+        radar = plots.per_metric_bars(
             [label for _, _, label in COMPARE_AXES],
             {info.label: [cell.value for cell in cells] for info, cells in summary},
-            title="Scores across tasks (%)",
+            title="Scores across tasks (%), each on its own axis",
         )
     headers = ["run_id", "model", *[f"{label} ({metric})" for _, metric, label in COMPARE_AXES]]
     rows = [[info.id, info.label, *[cell.value for cell in cells]] for info, cells in summary]
