@@ -27,7 +27,7 @@ def _unique(pairs):
     return sorted(seen.items(), key=lambda pair: pair[1])
 
 
-LANGUAGE_CHOICES = [(lang.code, lang.name) for lang in LANGUAGES]
+LANGUAGE_CHOICES = [(lang.code, lang.name_with_native) for lang in LANGUAGES]
 SCRIPT_CHOICES = _unique((lang.script, lang.script_name) for lang in LANGUAGES)
 FAMILY_CHOICES = _unique((lang.family, lang.family) for lang in LANGUAGES)
 

@@ -57,6 +57,13 @@ def language_name(code: str) -> str:
 
 
 @register.simple_tag
+def language_title(code: str) -> str:
+    """The English name and the name in the language's own script, for tooltips: 'Hindi · हिन्दी'."""
+    info = BY_CODE.get(code)
+    return info.name_with_native if info else code
+
+
+@register.simple_tag
 def query_with(query: str, **changes: object) -> str:
     """`query` (an urlencoded string) with some parameters replaced, for links that keep the filters."""
     params = QueryDict(query, mutable=True)
