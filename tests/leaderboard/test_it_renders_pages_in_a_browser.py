@@ -6,34 +6,11 @@ import csv
 
 import pytest
 
-from evaluation.models import Item, Language, Run
+from evaluation.models import Run
 from tests.browser import save_screenshot
-from tests.leaderboard.factories import make_dataset, make_run
 from tests.leaderboard.figures import assert_figures_drawn
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def validation_with_bins():
-    """A small second benchmark version with re-runs that carry reliability bins and coverage."""
-    dataset = make_dataset()
-    coverage = {"Deva": {"tokens_per_word": 2.1, "unk_rate": 0.0}, "Arab": {"tokens_per_word": 4.4, "unk_rate": 0.04}}
-    make_run(
-        dataset, "org/alpha", display_name="Alpha", level=0.3, with_bins=True, details={"tokenizer_coverage": coverage}
-    )
-    make_run(dataset, "org/beta", display_name="Beta", level=0.22, with_bins=True)
-    make_run(dataset, "bm25", display_name="BM25", level=0.1, kind="lexical", languages=("hin", "mar", "ben", "tam"))
-    texts = {
-        "hin": "ऑनलाइन आयकर रिटर्न कैसे भरें?",
-        "urd": "آن لائن انکم ٹیکس ریٹرن کیسے جمع کریں؟",
-        "eng": "How to file taxes?",
-    }
-    for code, text in texts.items():
-        Item.objects.create(
-            dataset=dataset, item_id=1, language=Language.objects.get(code=code), persona="p", instruction=text
-        )
-    return dataset
 
 
 def visit(page, live_server, path: str, name: str, **expected) -> dict:
