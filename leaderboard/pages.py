@@ -17,7 +17,7 @@ from django.http import Http404, QueryDict
 from evaluation.languages import BY_CODE, LANGUAGES
 from evaluation.models import Dataset, Item, Run, Score, Task
 from leaderboard import plots
-from leaderboard.filters import LeaderboardFilter
+from leaderboard.filters import LanguageSelectionForm, LeaderboardFilter
 from leaderboard.tables import (
     OVERVIEW_COLUMNS,
     Column,
@@ -166,7 +166,10 @@ def resolve_selection(params: QueryDict, unit_columns: list[tuple[str, str]]) ->
     return selection
 
 
-FILTER_PARAMS = ("dataset", "languages", "script", "family", "pairs", "origin", "kind", "size")
+# Every field of the filter form (the language selection and the run filters) but the sort order.
+FILTER_PARAMS = tuple(
+    name for name in (*LanguageSelectionForm.base_fields, *LeaderboardFilter.base_filters) if name != "sort"
+)
 
 
 def _params(query: str, names) -> list[tuple[str, str]]:
@@ -284,6 +287,8 @@ def overview_page(params: QueryDict) -> Page:
         "sort_links": sort_links,
         "overall_labels": [column.label for column in columns if column.key in table.overall_keys],
         "figure": figure,
+        # The model-facts columns; the runs come with their model already (no extra query).
+        "facts": {run.pk: run.model for run in selection.runs},
     }
     return Page("Leaderboard", context, {"overview": ExportTable(export_headers, export_rows)})
 

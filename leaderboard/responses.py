@@ -12,20 +12,23 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Callable
 
 from django.conf import settings
 from django.contrib import messages
 from django.core.cache import cache
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
 from django.template.loader import render_to_string
-from django.utils.text import slugify
 
 from leaderboard.cache import generation_key
-from leaderboard.pages import Page
+from leaderboard.pages import FILTER_PARAMS, Page
 
 EXPORT_FORMATS = ("csv", "json")
+# The filter chips ask for the page's main content only (no header, footer, styles or scripts) with
+# this header, and swap it in place: a small fetch instead of a full reload.
+FRAGMENT_HEADER = "X-Page-Fragment"
 
 
 def canonical_query(request: HttpRequest) -> str:
@@ -34,7 +37,31 @@ def canonical_query(request: HttpRequest) -> str:
     return "&".join(f"{key}={value}" for key, value in items)
 
 
-def _export(page: Page, fmt: str, table_name: str | None, filename: str) -> dict:
+def export_filename(page: Page, view: str, table: str, params) -> str:
+    """`nirdesha-<version>-<view>-<filters>.csv`: what a downloaded file holds, readable from its name.
+
+    The filters are the form's non-default values in a fixed order ("all" when there are none).
+    """
+    dataset = page.context.get("dataset") or getattr(page.context.get("run"), "dataset", None)
+    version = _slug(f"{dataset.name}-{dataset.version}") if dataset is not None else "no-version"
+    if not version.startswith("nirdesha"):
+        version = f"nirdesha-{version}"
+    parts = []
+    for name in FILTER_PARAMS:
+        values = [value for value in params.getlist(name) if value] if name != "dataset" else []
+        if values:
+            parts.append(f"{name}-{'-'.join(sorted(values))}")
+    filters = _slug("_".join(parts)) or "all"
+    view_part = view if table in ("", view) or view.endswith(table) else f"{view}-{table}"
+    return f"{version}-{_slug(view_part)}-{filters}.csv"
+
+
+def _slug(text: str) -> str:
+    """Lower case, letters, digits, dots and underscores kept (versions like 1.0 stay readable), the rest '-'."""
+    return re.sub(r"[^a-z0-9._]+", "-", text.lower()).strip("-")
+
+
+def _export(page: Page, fmt: str, table_name: str | None, filename: str, params=None) -> dict:
     if fmt == "json":
         body = {
             "title": page.title,
@@ -54,7 +81,7 @@ def _export(page: Page, fmt: str, table_name: str | None, filename: str) -> dict
     return {
         "kind": "csv",
         "body": buffer.getvalue(),
-        "filename": f"{slugify(filename)}-{name or 'empty'}.csv",
+        "filename": export_filename(page, filename, name or "", params if params is not None else QueryDict()),
     }
 
 
@@ -67,10 +94,11 @@ def public_page(request: HttpRequest, name: str, template: str, build: Callable[
     fmt = request.GET.get("format", "")
     fmt = fmt if fmt in EXPORT_FORMATS else "html"
     query = canonical_query(request)
+    fragment = fmt == "html" and request.headers.get(FRAGMENT_HEADER) == "1"
     # Most visitors are anonymous: for them the complete page is cached, so that a hit costs two
     # cache reads and no template rendering at all.
     whole_page_key = None
-    if fmt == "html" and _is_anonymous_without_messages(request):
+    if fmt == "html" and not fragment and _is_anonymous_without_messages(request):
         whole_page_key = generation_key("whole-page", name, query)
         html = cache.get(whole_page_key)
         if html is not None:
@@ -82,7 +110,7 @@ def public_page(request: HttpRequest, name: str, template: str, build: Callable[
         if fmt == "html":
             payload = {"kind": "html", "title": page.title, "body": render_to_string(template, page.context)}
         else:
-            payload = _export(page, fmt, request.GET.get("table"), name)
+            payload = _export(page, fmt, request.GET.get("table"), name, request.GET)
         cache.set(key, payload, settings.PUBLIC_PAGE_CACHE_SECONDS)
     if payload["kind"] == "json":
         return HttpResponse(payload["body"], content_type="application/json; charset=utf-8")
@@ -90,7 +118,12 @@ def public_page(request: HttpRequest, name: str, template: str, build: Callable[
         response = HttpResponse(payload["body"], content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="{payload["filename"]}"'
         return response
+    if fragment:
+        response = HttpResponse(payload["body"])
+        response["Vary"] = FRAGMENT_HEADER
+        return response
     response = render(request, "leaderboard/shell.html", {"title": payload["title"], "body": payload["body"]})
+    response["Vary"] = FRAGMENT_HEADER
     if whole_page_key is not None:
         cache.set(whole_page_key, response.content.decode(), settings.PUBLIC_PAGE_CACHE_SECONDS)
     return response

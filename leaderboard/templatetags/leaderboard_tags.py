@@ -112,3 +112,22 @@ def pretty_json(value: object) -> str:
 @register.filter
 def is_structured(value: object) -> bool:
     return isinstance(value, dict | list)
+
+
+@register.simple_tag
+def sort_arrow(current: str, key: str) -> str:
+    """▲ or ▼ beside the header the table is sorted by (▼: largest first), nothing elsewhere."""
+    current = current or "rank"
+    if current.lstrip("-") != key:
+        return ""
+    arrow, words = ("▼", "sorted, largest first") if current.startswith("-") else ("▲", "sorted, smallest first")
+    return mark_safe(f'<span class="sort-arrow" aria-label="{words}">{arrow}</span>')
+
+
+@register.filter
+def gigabytes(size: int | None) -> str:
+    """Bytes as GB (fp16 weights), two significant digits below 1 GB: 1120000000 -> '1.1', 45400000 -> '0.05'."""
+    if not size:
+        return ""
+    gb = size / 1e9
+    return f"{gb:.1f}" if gb >= 1 else f"{gb:.2g}"

@@ -38,6 +38,8 @@
       .catch(function (error) { fail(element, error && error.message ? error.message : String(error)); });
   }
   function drawAll() { document.querySelectorAll("[data-figure]").forEach(draw); }
+  // filters.js swaps the page body in place and asks for the new figures to be drawn.
+  window.NirdeshaFigures = { drawAll: drawAll };
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", drawAll);
   } else {

@@ -83,7 +83,7 @@ def test_it_downloads_the_table_as_csv(page, live_server, published, tmp_path):
     download = download_info.value
     target = tmp_path / download.suggested_filename
     download.save_as(target)
-    assert download.suggested_filename == "overview-overview.csv"
+    assert download.suggested_filename == "nirdesha-1.0-overview-script-deva.csv"
     rows = list(csv.DictReader(target.open(encoding="utf-8")))
     assert len(rows) == 8 and all(row["t1_expected"] == "2" for row in rows)
 
