@@ -126,7 +126,7 @@ def sort_arrow(current: str, key: str) -> str:
 
 @register.filter
 def gigabytes(size: int | None) -> str:
-    """Bytes as GB (fp16 weights), two significant digits below 1 GB: 1120000000 -> '1.1', 45400000 -> '0.05'."""
+    """Bytes as GB (fp16 weights), two significant digits below 1 GB: 1120000000 -> '1.1', 45400000 -> '0.045'."""
     if not size:
         return ""
     gb = size / 1e9
