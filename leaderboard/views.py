@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET
 
 from evaluation.models import Run
 from leaderboard import downloads, pages
+from leaderboard.diagnostics import diagnostics_page
 from leaderboard.responses import public_page
 
 
@@ -90,3 +91,8 @@ def run_artefact_archive(request: HttpRequest, run_id: int) -> HttpResponse:
     response = HttpResponse(downloads.artefact_archive(run), content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="nirdesha-run{run.pk}-artefacts.zip"'
     return response
+
+
+@require_GET
+def diagnostics(request: HttpRequest) -> HttpResponse:
+    return public_page(request, "diagnostics", "leaderboard/diagnostics.html", lambda: diagnostics_page(request.GET))
