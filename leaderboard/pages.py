@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 
 from django.db.models import Count
 from django.http import Http404, QueryDict
@@ -649,10 +650,18 @@ def compare_page(params: QueryDict) -> Page:
 
 
 def reproduce_command(run: Run) -> str:
-    parts = ["python", "manage.py", "evaluate", "--model", run.model.name]
-    revision = run.resolved_commit or run.revision
-    if revision:
-        parts += ["--revision", revision]
+    """The command that re-runs this evaluation elsewhere: the Hub id at its pinned commit.
+
+    A local model folder is named by its folder name only (the server's path means nothing to a
+    reader); its files are identified by the fingerprint shown beside the command.
+    """
+    if run.model.is_local:
+        parts = ["python", "manage.py", "evaluate", "--model", f"./{PurePosixPath(run.model.name).name}"]
+    else:
+        parts = ["python", "manage.py", "evaluate", "--model", run.model.name]
+        revision = run.resolved_commit or run.revision
+        if revision:
+            parts += ["--revision", revision]
     parts += ["--dataset", run.dataset.slug]
     if run.tasks and run.origin != Run.Origin.PUBLISHED:
         parts += ["--tasks", ",".join(run.tasks)]

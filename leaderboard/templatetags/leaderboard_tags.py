@@ -6,9 +6,10 @@ import json
 
 from django import template
 from django.http import QueryDict
-from django.utils.html import escape
+from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
 
+from evaluation.engine.registry import METRICS
 from evaluation.languages import BY_CODE
 from leaderboard.tables import Cell, percent
 
@@ -131,3 +132,32 @@ def gigabytes(size: int | None) -> str:
         return ""
     gb = size / 1e9
     return f"{gb:.1f}" if gb >= 1 else f"{gb:.2g}"
+
+
+# Tokenizer-coverage figures are not benchmark metrics (they describe the tokenizer), so they have
+# their own small label table here.
+COVERAGE_LABELS = {
+    "tokens_per_word": ("Tokens / word", "tokens per whitespace-separated word"),
+    "unk_rate": ("Unknown tokens", "share of tokens that are the unknown token"),
+    "texts": ("Texts", "texts measured"),
+    "words": ("Words", "words measured"),
+    "tokens": ("Tokens", "tokens produced"),
+}
+
+
+@register.simple_tag
+def metric_header(name: str) -> str:
+    """A table header for a metric: the registry's short label, its full label and meaning in the tooltip."""
+    spec = METRICS.get(name)
+    if spec is not None:
+        title = f"{spec.label}: {spec.description}" if spec.description else spec.label
+        text = spec.short_label + (f" ({spec.unit})" if spec.unit else "")
+        return format_html('<abbr title="{}">{}</abbr>', title, text)
+    label, meaning = COVERAGE_LABELS.get(name, (name, name))
+    return format_html('<abbr title="{}">{}</abbr>', meaning, label)
+
+
+@register.filter
+def folder_name(path: str) -> str:
+    """The last part of a folder path: what a reader needs, without the server's directories."""
+    return str(path).rstrip("/").rsplit("/", 1)[-1]

@@ -119,7 +119,7 @@ def check_run_page(client) -> None:
     page = client.get(reverse("leaderboard:run_detail", args=[minilm.pk])).content.decode()
     coverage = tables(page)["tokenizer-coverage"]
     assert {row[0] for row in coverage[1:]} == {"Deva", "Latn", "Taml"}
-    assert "tokens_per_word" in coverage[0]
+    assert "Tokens / word" in coverage[0]
     assert "nirdesha-validation 1.0, pool 150 per language" in page
     assert f"--revision {minilm.resolved_commit}" in page
 
