@@ -456,8 +456,6 @@ def t4_page(params: QueryDict) -> Page:
                     ),
                 )
             )
-            if len(figures) >= 4:
-                break
     headers = ["run_id", "model", "origin", *T4_METRICS]
     rows = [[info.id, info.label, info.origin, *[cells[m].value for m in T4_METRICS]] for info, cells in summary]
     context = {

@@ -151,8 +151,8 @@ def metric_header(name: str) -> str:
     spec = METRICS.get(name)
     if spec is not None:
         title = f"{spec.label}: {spec.description}" if spec.description else spec.label
-        text = spec.short_label + (f" ({spec.unit})" if spec.unit else "")
-        return format_html('<abbr title="{}">{}</abbr>', title, text)
+        unit = " (in %)" if spec.unit == "%" else " (a mean rank, in documents)" if spec.scale == "rank" else ""
+        return format_html('<abbr title="{}">{}</abbr>', title + unit, spec.short_label)
     label, meaning = COVERAGE_LABELS.get(name, (name, name))
     return format_html('<abbr title="{}">{}</abbr>', meaning, label)
 

@@ -31,7 +31,8 @@ def test_it_opens_every_page_and_draws_the_figures(page, live_server, published,
     visit(page, live_server, "/tasks/t4/", "leaderboard-t4-published")
     assert page.get_by_text("No run on this benchmark version has reliability bins").is_visible()
     traces = visit(page, live_server, f"/tasks/t4/?dataset={validation_with_bins.pk}", "leaderboard-t4-reliability")
-    assert len(traces) == 4 and set(traces.values()) == {3}  # diagonal, before and after, per language
+    # One diagram per language the run has bins for (all five), each with diagonal, before and after.
+    assert len(traces) == 5 and set(traces.values()) == {3}
 
     bge = Run.objects.get(model__name="BAAI/bge-m3")
     traces = visit(page, live_server, f"/crosslingual/?run={bge.pk}", "leaderboard-crosslingual")

@@ -28,14 +28,14 @@ def test_it_shows_every_score_with_its_interval(client):
 
     found = tables(page)
     # Headers are the registry's short labels (full names in their tooltips), values in one format.
-    t1 = next(table for table in found.values() if table[0][:2] == ["Language", "R@1 (%)"])
+    t1 = next(table for table in found.values() if table[0][:2] == ["Language", "R@1"])
     hindi = next(row for row in t1 if row[0] == "Hindi")
     assert hindi[1] == "30.0 [28.0, 32.0]"  # level 0.3, Hindi is the first language
     pairs = next(table for table in found.values() if table[0][0] == "Query → document")
     assert len(pairs) == 1 + 20 and pairs[1][0] == "Bengali → Hindi"  # languages in alphabetical order
     coverage = found["tokenizer-coverage"]
     assert coverage[0] == ["Script", "Tokens / word", "Unknown tokens", "Texts", "Words", "Tokens"]
-    assert 'title="Recall@1: share of queries whose gold is ranked first"' in page
+    assert 'title="Recall@1: share of queries whose gold is ranked first (in %)"' in page
     assert coverage[1] == ["Arab", "4.4", "0.0412", "6", "75", "330"]
     assert 'data-figure="figure-run-bars"' in page
     # The command names the model, the resolved commit and the dataset version.
