@@ -34,7 +34,7 @@ def diagnostics_page(params: QueryDict) -> Page:
             key=lambda row: (row[2].value is None, -(row[2].value or 0) * (1 if measure.higher_is_better else -1))
         )
         tables.append((measure, table))
-    headers = ["run_id", "model", "origin", "metric", "language", "value (%)"]
+    headers = ["run_id", "model", "origin", "metric", "language", "value"]
     labels = {info.id: info for info in infos}
     rows = [
         [
@@ -43,7 +43,7 @@ def diagnostics_page(params: QueryDict) -> Page:
             labels[row["run_id"]].origin,
             row["metric"],
             row["source"],
-            metric(row["metric"]).format(row["value"]),
+            row["value"],
         ]
         for row in sorted(values, key=lambda r: (r["run_id"], r["metric"], r["source"]))
         if row["run_id"] in labels

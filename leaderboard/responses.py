@@ -22,8 +22,9 @@ from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
 from django.template.loader import render_to_string
 
+from evaluation.engine.registry import METRICS
 from leaderboard.cache import generation_key
-from leaderboard.pages import FILTER_PARAMS, Page
+from leaderboard.pages import FILTER_PARAMS, ExportTable, Page
 
 EXPORT_FORMATS = ("csv", "json")
 # The filter chips ask for the page's main content only (no header, footer, styles or scripts) with
@@ -56,6 +57,47 @@ def export_filename(page: Page, view: str, table: str, params) -> str:
     return f"{version}-{_slug(view_part)}-{filters}.csv"
 
 
+LONG_VALUE_COLUMNS = ("value", "ci_low", "ci_high")
+
+
+def _shown(metric_name: str, value: object) -> object:
+    spec = METRICS.get(metric_name)
+    if spec is None or not isinstance(value, int | float) or isinstance(value, bool):
+        return None
+    # Unrounded: the page rounds for reading, a download keeps every digit.
+    return spec.display_value(value)
+
+
+def _unit(metric_name: str) -> str:
+    spec = METRICS.get(metric_name)
+    if spec is None:
+        return ""
+    return "%" if spec.unit == "%" else "documents" if spec.scale == "rank" else ""
+
+
+def with_page_units(table: ExportTable) -> tuple[list[str], list[list]]:
+    """The table with the stored values and, beside each score column, the same value in the units the
+    page shows (percentages for fractions), the unit named in the header: both, so nothing is lost.
+
+    A wide table names its score columns' metrics; a long table has a `metric` column.
+    """
+    headers = list(table.headers)
+    if "metric" in headers and all(column in headers for column in LONG_VALUE_COLUMNS[:1]):
+        where = headers.index("metric")
+        present = [column for column in LONG_VALUE_COLUMNS if column in headers]
+        positions = [headers.index(column) for column in present]
+        rows = [
+            [*row, *[_shown(row[where], row[index]) for index in positions], _unit(row[where])] for row in table.rows
+        ]
+        return [*headers, *[f"{column}_as_shown" for column in present], "unit_as_shown"], rows
+    if table.metrics:
+        wide = [(index, header) for index, header in enumerate(headers) if header in table.metrics]
+        extra = [f"{header} ({_unit(table.metrics[header]) or 'as shown'})" for _, header in wide]
+        rows = [[*row, *[_shown(table.metrics[header], row[index]) for index, header in wide]] for row in table.rows]
+        return [*headers, *extra], rows
+    return headers, table.rows
+
+
 def _slug(text: str) -> str:
     """Lower case, letters, digits, dots and underscores kept (versions like 1.0 stay readable), the rest '-'."""
     return re.sub(r"[^a-z0-9._]+", "-", text.lower()).strip("-")
@@ -75,9 +117,10 @@ def _export(page: Page, fmt: str, table_name: str | None, filename: str, params=
     name = table_name if table_name in page.tables else next(iter(page.tables), None)
     buffer = io.StringIO()
     if name is not None:
+        headers, rows = with_page_units(page.tables[name])
         writer = csv.writer(buffer)
-        writer.writerow(page.tables[name].headers)
-        writer.writerows(["" if value is None else value for value in row] for row in page.tables[name].rows)
+        writer.writerow(headers)
+        writer.writerows(["" if value is None else value for value in row] for row in rows)
     return {
         "kind": "csv",
         "body": buffer.getvalue(),
