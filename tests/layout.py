@@ -21,3 +21,15 @@ def overflowing_tables(page) -> list[str]:
 
 def page_width(page) -> int:
     return page.evaluate("() => document.documentElement.scrollWidth")
+
+
+def elements_past_the_edge(page, width: int) -> list[str]:
+    """The outermost elements that reach past the right edge of the viewport, for a failure message."""
+    return page.evaluate(
+        """width => [...document.querySelectorAll('body *')].filter(e => {
+            const box = e.getBoundingClientRect();
+            return box.right > width + 1 && box.width > 0 && !e.closest('.table-wrap, .plot, pre');
+        }).slice(0, 8).map(e =>
+            `${e.tagName.toLowerCase()}.${e.className}#${e.id}: ${Math.round(e.getBoundingClientRect().right)}`)""",
+        width,
+    )
