@@ -104,8 +104,9 @@ def language_bars(
             )
         )
     figure.update_layout(
-        **BASE_LAYOUT,
-        title={"text": title},
+        # Room at the top for the title and, under it, the legend.
+        **{**BASE_LAYOUT, "margin": {**BASE_LAYOUT["margin"], "t": 80}},
+        title={"text": title, "y": 0.98, "yanchor": "top"},
         barmode="group",
         yaxis={"title": {"text": y_title}, "rangemode": "tozero"},
         # The legend sits above the plot area, so that long language labels below never run into it.
@@ -215,8 +216,9 @@ def per_metric_bars(axes: Sequence[str], series: Mapping[str, Sequence[float | N
         figure.update_xaxes(showticklabels=False, row=1, col=column)
         figure.update_yaxes(rangemode="tozero", row=1, col=column)
     figure.update_layout(
-        **BASE_LAYOUT,
-        title={"text": title},
+        # Room at the top for the title above the small charts' own titles.
+        **{**BASE_LAYOUT, "margin": {**BASE_LAYOUT["margin"], "t": 80}},
+        title={"text": title, "y": 0.98, "yanchor": "top"},
         legend={"orientation": "h", "x": 0, "y": -0.08, "yanchor": "top"},
         bargap=0.15,
     )

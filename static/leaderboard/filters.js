@@ -11,8 +11,14 @@
 
   function formUrl(form) {
     var params = new URLSearchParams();
+    // The version menu always has a value; it goes into the URL only when it was there or was changed,
+    // so that the default version keeps its short URL (and its cached page).
+    var version = form.elements.namedItem("dataset");
+    var implicitVersion = version && !new URLSearchParams(window.location.search).has("dataset") &&
+      version.value === version.dataset.initial;
     new FormData(form).forEach(function (value, name) {
-      if (value !== "") { params.append(name, value); }
+      if (value === "" || (name === "dataset" && implicitVersion)) { return; }
+      params.append(name, value);
     });
     var query = params.toString();
     return window.location.pathname + (query ? "?" + query : "");

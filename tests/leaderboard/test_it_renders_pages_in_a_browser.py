@@ -54,27 +54,63 @@ def test_it_opens_every_page_and_draws_the_figures(page, live_server, published,
     assert "Nastaliq" in urdu.evaluate("e => getComputedStyle(e).fontFamily")
 
 
-def test_it_applies_a_language_filter_from_the_form(page, live_server, published):
+def test_it_reaverages_at_once_when_a_language_chip_is_clicked(page, live_server, published):
     page.goto(live_server.url + "/")
+    assert_figures_drawn(page)
     before = page.locator("#overview-table td.model").all_inner_texts()
-    page.locator("details.filters-card summary").click()
+    requests: list[tuple[str, str | None]] = []
+
+    def sent(request) -> None:
+        # The browser may ask for the favicon again after a history change; that is not the page's doing.
+        if not request.url.endswith("/favicon.svg"):
+            requests.append((request.url, request.headers.get("x-page-fragment")))
+
+    page.on("request", sent)
+    # One click on a chip: no Apply button, no full reload, the state in the URL.
+    assert not page.get_by_role("button", name="Apply").is_visible()
     page.get_by_label("Hindi").check()
-    page.get_by_role("button", name="Apply").click()
     page.wait_for_url("**languages=hin**")
+    page.wait_for_selector("#page-body:not([aria-busy])")
     assert_figures_drawn(page)
     after = page.locator("#overview-table td.model").all_inner_texts()
-    assert after != before and after[2] == "paraphrase-multilingual-mpnet-base-v2"
-    assert "Hindi" in page.locator("details.filters-card summary").inner_text()
+    assert after != before and after[2].startswith("paraphrase-multilingual-mpnet-base-v2")
+    assert "now: Hindi" in page.locator("fieldset.languages legend").inner_text()
+    # Only the page's body was fetched: no stylesheet, script or plotly bundle again.
+    assert requests == [(f"{live_server.url}/?languages=hin", "1")]
     save_screenshot(page, "leaderboard-overview-hindi")
 
-    # Clicking a header sorts by that column, keeping the filter.
+    # Clicking a header sorts by that column, keeping the filter, and marks it with an arrow.
     page.get_by_role("link", name="T4 AUROC").click()
     page.wait_for_url("**sort=-t4_auroc**")
+    page.wait_for_selector("#page-body:not([aria-busy])")
     assert "languages=hin" in page.url
+    assert "▼" in page.locator("#overview-table th", has_text="T4 AUROC").inner_text()
     values = [
         float(text.split()[0]) for text in page.locator("#overview-table tbody tr td:nth-child(7)").all_inner_texts()
     ]
     assert values == sorted(values, reverse=True)
+    # Back restores the previous state from the URL.
+    page.go_back()
+    page.wait_for_url("**/?languages=hin")
+    page.wait_for_selector("#page-body:not([aria-busy])")
+    assert page.locator("#overview-table td.model").all_inner_texts() == after
+
+
+def test_it_filters_without_javascript_too(browser, live_server, published):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    try:
+        page.goto(live_server.url + "/")
+        page.get_by_label("Hindi").check()
+        page.get_by_role("button", name="Apply").click()
+        page.wait_for_url("**languages=hin**")
+        assert page.locator("#overview-table td.model").all_inner_texts()[2].startswith("paraphrase-multilingual")
+        page.fill("input[type=search]", "indic")
+        page.get_by_role("button", name="Apply").click()
+        page.wait_for_url("**q=indic**")
+        assert page.locator("#overview-table tbody tr").count() == 2
+    finally:
+        context.close()
 
 
 def test_it_downloads_the_table_as_csv(page, live_server, published, tmp_path):
