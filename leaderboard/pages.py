@@ -129,7 +129,7 @@ class Selection:
 
     @property
     def language_names(self) -> str:
-        if self.languages == [code for code in self.available if code != "eng"]:
+        if self.languages and self.languages == [code for code in self.available if code != "eng"]:
             return f"all {len(self.languages)} translated languages"
         return ", ".join(BY_CODE[code].name for code in self.languages if code in BY_CODE) or "none"
 

@@ -14,6 +14,7 @@ import io
 import json
 import re
 from collections.abc import Callable
+from urllib.parse import quote
 
 from django.conf import settings
 from django.contrib import messages
@@ -35,7 +36,8 @@ FRAGMENT_HEADER = "X-Page-Fragment"
 def canonical_query(request: HttpRequest) -> str:
     """The query string with parameters in a fixed order, so equivalent URLs share a cache entry."""
     items = sorted((key, value) for key in request.GET for value in request.GET.getlist(key))
-    return "&".join(f"{key}={value}" for key, value in items)
+    # Percent-encoded, so that free text (the model search) makes a valid key for every cache backend.
+    return "&".join(f"{quote(key, safe='')}={quote(value, safe='')}" for key, value in items)
 
 
 def export_filename(page: Page, view: str, table: str, params) -> str:

@@ -12,7 +12,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from evaluation.models import Dataset, Run
+from evaluation.models import Dataset, Run, Score
 from tests.annotation.helpers import make_annotator, make_campaign
 from tests.annotation.shared import VALIDATION_DIR
 from tests.browser import save_screenshot
@@ -33,6 +33,15 @@ def site(published, validation_with_bins):
     make_annotator("asha.annotator@example.org", "urd")
     # An open campaign with items left to rate, for the rating page.
     make_campaign(items, "urd", size=20)
+    # Multi-reference diagnostics on the small version, as the engine stores them, for the diagnostics tab.
+    diagnostics = {"max@r": 12.5, "max@r_norm": 0.81, "complete@10": 0.42, "english_preference": 0.17}
+    for offset, model in enumerate(("org/alpha", "org/beta")):
+        run = Run.objects.get(model__name=model)
+        Score.objects.bulk_create(
+            Score(run=run, task="multi", source_id=code, metric=metric, value=value - offset / 10 + index / 100)
+            for index, code in enumerate(("hin", "mar", "ben", "tam", "urd"))
+            for metric, value in diagnostics.items()
+        )
     return {
         "bge": Run.objects.get(model__name="BAAI/bge-m3"),
         "alpha": Run.objects.get(model__name="org/alpha"),
