@@ -54,7 +54,7 @@ def public_pages(site) -> list[tuple[str, str]]:
     validation = site["validation"].pk
     return [
         ("overview", "/"),
-        *[(f"task-{task}", f"/tasks/{task}/") for task in ("t1", "t2", "t3", "t3x", "t4")],
+        *[(f"task-{task}", f"/tasks/{task}/") for task in ("t1", "t2", "t3", "t3x", "t4", "t5")],
         ("t4-reliability", f"/tasks/t4/?dataset={validation}"),
         ("crosslingual", f"/crosslingual/?run={site['bge'].pk}"),
         ("compare", f"/compare/?{site['three']}"),
