@@ -194,12 +194,19 @@ def per_metric_bars(axes: Sequence[str], series: Mapping[str, Sequence[float | N
     """One small bar chart per metric, each on its own axis, one bar per model in the model's colour.
 
     A radar puts AUROC (~75) and Recall@1 (~20) on one scale; separate axes keep each comparison
-    readable. Values are fractions, shown as percentages.
+    readable. Values are fractions, shown as percentages. An axis no model has a value on is left out.
     """
-    figure = make_subplots(rows=1, cols=max(1, len(axes)), subplot_titles=list(axes), horizontal_spacing=0.06)
-    for column, _ in enumerate(axes, start=1):
+    kept = [
+        index
+        for index in range(len(axes))
+        if any(index < len(values) and values[index] is not None for values in series.values())
+    ]
+    figure = make_subplots(
+        rows=1, cols=max(1, len(kept)), subplot_titles=[axes[index] for index in kept], horizontal_spacing=0.06
+    )
+    for column, index in enumerate(kept, start=1):
         for name, values in series.items():
-            value = values[column - 1] if column - 1 < len(values) else None
+            value = values[index]
             figure.add_trace(
                 go.Bar(
                     x=[name],

@@ -58,6 +58,9 @@ def test_it_gives_every_metric_its_own_axis():
     # One legend entry per model, in the model's own colour on every axis.
     assert [t["showlegend"] for t in traces] == [True, True, False, False]
     assert traces[0]["marker"]["color"] == traces[2]["marker"]["color"] == plots.model_colour("A")
+    # An axis without any value is not drawn.
+    empty = roundtrip(plots.per_metric_bars(["T1", "T5"], {"A": [0.2, None]}, title="t"))
+    assert [note["text"] for note in empty["layout"]["annotations"]] == ["T1"] and len(empty["data"]) == 1
 
 
 def test_it_keeps_one_colour_per_model_whatever_the_rank():

@@ -34,10 +34,10 @@ def test_it_puts_three_models_side_by_side(client, published):
     assert len(bars[0]["x"]) == 12
     per_metric = figure(page, "figure-axes")
     titles = [note["text"] for note in per_metric["layout"]["annotations"]]
-    # One axis per task of the registry (T5 has no published results: its axis stays empty).
-    assert titles == ["T1", "T2", "T3", "T3x", "T4 AUROC", "T5"]
-    # Six axes of three bars; each model keeps the colour it has in the per-language bars.
-    assert len(per_metric["data"]) == 18
+    # One axis per task of the registry with results (T5 has no published results: no empty axis).
+    assert titles == ["T1", "T2", "T3", "T3x", "T4 AUROC"]
+    # Five axes of three bars; each model keeps the colour it has in the per-language bars.
+    assert len(per_metric["data"]) == 15
     colours = {trace["name"]: trace["marker"]["color"] for trace in bars}
     assert all(trace["marker"]["color"] == colours[trace["name"]] for trace in per_metric["data"])
 

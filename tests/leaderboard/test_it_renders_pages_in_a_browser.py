@@ -41,7 +41,7 @@ def test_it_opens_every_page_and_draws_the_figures(page, live_server, published,
     assert cells == 12
 
     ids = "&".join(f"runs={run.pk}" for run in Run.objects.filter(dataset__name="nirdesha").order_by("pk")[:3])
-    visit(page, live_server, f"/compare/?{ids}", "leaderboard-compare", **{"figure-bars": 3, "figure-axes": 18})
+    visit(page, live_server, f"/compare/?{ids}", "leaderboard-compare", **{"figure-bars": 3, "figure-axes": 15})
 
     alpha = Run.objects.get(model__name="org/alpha")
     visit(page, live_server, f"/results/{alpha.pk}/", "leaderboard-run", **{"figure-run-bars": 2})
