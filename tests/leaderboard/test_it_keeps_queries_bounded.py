@@ -8,7 +8,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from evaluation.models import Run
-from tests.leaderboard.factories import make_dataset, make_run
+from tests.factories import make_dataset, make_run
 
 pytestmark = pytest.mark.django_db
 # 12 for the pages themselves, plus the licence filter's choices (1) and the footer's "last updated"
