@@ -126,3 +126,4 @@ def validation_with_bins():
         Item.objects.create(
             dataset=dataset, item_id=1, language=Language.objects.get(code=code), persona="p", instruction=text
         )
+    return dataset

@@ -14,8 +14,8 @@ from django.core.management import call_command
 
 from evaluation.models import Dataset, Run, Score
 from tests.annotation.helpers import make_annotator, make_campaign
-from tests.annotation.shared import VALIDATION_DIR
 from tests.browser import save_screenshot
+from tests.data import VALIDATION_DIR
 from tests.layout import LAPTOP, PHONE, elements_past_the_edge, overflowing_tables, page_width
 from tests.leaderboard.figures import assert_figures_drawn
 from tests.people import PASSWORD, make_researcher
