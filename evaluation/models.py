@@ -681,7 +681,8 @@ class ScoreQuerySet(models.QuerySet):
             "run_id", "value", "ci_low", "ci_high", "source_id", "target_id"
         )
         keys = ("run_id", "value", "ci_low", "ci_high", "source", "target")
-        return [dict(zip(keys, row, strict=True)) for row in rows.order_by()]
+        # Ordered by language code, so exports list pairs the same way on every database.
+        return [dict(zip(keys, row, strict=True)) for row in rows.order_by("source_id", "target_id")]
 
     def script_split(self, task: str, metric: str, languages: list[str]) -> list[dict]:
         """Per run, the mean over same-script pairs and over cross-script pairs (and the same for
