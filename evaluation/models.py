@@ -61,6 +61,12 @@ class DatasetQuerySet(models.QuerySet):
         """Versions whose items are here, so that a model can be run on them."""
         return self.filter(Exists(Item.objects.filter(dataset=OuterRef("pk"))))
 
+    def for_submit_page(self) -> DatasetQuerySet:
+        """Every version, each marked `has_items` (a model can be run on it here) and with its item count."""
+        return self.annotate(has_items=Exists(Item.objects.filter(dataset=OuterRef("pk")))).order_by(
+            "-has_items", "is_demo", "-created_at"
+        )
+
     def default_for_submissions(self) -> Dataset | None:
         """The newest evaluable version that is not the demo sample, else the newest demo."""
         return self.evaluable().order_by("is_demo", "-created_at", "-pk").first()

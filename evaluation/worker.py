@@ -40,6 +40,7 @@ from evaluation.preflight import (
     enforce_size,
     inspect_local_folder,
     load_tokenizer,
+    read_model_facts,
     tokenizer_coverage,
 )
 
@@ -298,8 +299,8 @@ def _check_run_model(run: Run, report: ProgressReporter) -> tuple[dict, dict]:
     )
     for script, figures in coverage.items():
         figures.update(languages=languages[script], source="pre-flight (first items of each language)")
-    if check.parameter_count:
-        model.fill_blanks(parameter_count=check.parameter_count)
+    # The facts columns (dimension, max tokens, fp16 memory, licence, Hub link) come from the files just checked.
+    model.fill_blanks(**read_model_facts(folder, check))
     summary = {
         "passed": True,
         "checked_at": timezone.now().isoformat(),

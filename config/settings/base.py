@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import dj_database_url
-import plotly
 
 from config.settings.env import env_bool, env_int, env_list, env_str
 
@@ -68,6 +67,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "leaderboard.context_processors.last_updated",
             ],
         },
     },
@@ -107,8 +107,8 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "/static/"
-# plotly.js is served from the plotly package's own copy, so the page never depends on a CDN.
-STATICFILES_DIRS = [BASE_DIR / "static", ("plotly", Path(plotly.__file__).parent / "package_data")]
+# plotly.js is a committed partial bundle under static/vendor/plotly (no CDN); see its README.
+STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(env_str("STATIC_ROOT", str(VAR_DIR / "staticfiles")))
 MEDIA_URL = "/media/"
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(VAR_DIR / "media")))
