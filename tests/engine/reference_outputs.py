@@ -1,0 +1,86 @@
+"""The engine's outputs on the shared validation data, recorded before the accelerator-bound rewrite.
+
+`record()` runs the engine on the five validation languages (150 items each, all tasks) with three
+models: the bundled all-MiniLM-L6-v2, a tiny random BERT built from the texts, and BM25. It keeps
+every score row, the T4 pair-set digests and a digest of every stored rank artefact. The JSON files in
+`reference/` were written by this module at commit be179d2 (before issue 13 changed the encoding,
+retrieval and pair-set code); tests compare today's engine with them to 1e-6.
+
+    HF_HUB_OFFLINE=1 .venv/bin/python -m tests.engine.reference_outputs   # rewrites the files
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from evaluation.engine.backends import load_backend
+from evaluation.engine.runner import Corpus, build_corpus, evaluate
+from tests.engine.models import build_tiny_model, minilm_path
+from tests.engine.shared_csv import validation_triples
+
+REFERENCE_DIR = Path(__file__).resolve().parent / "reference"
+SEED = 1
+RESAMPLES = 200
+MODELS = ("minilm", "tiny", "bm25")
+
+
+def validation_corpus() -> Corpus:
+    rows = validation_triples()
+    return build_corpus(rows, requested_languages=None, name="validation", version="reference", content_hash="ref")
+
+
+def model_name(which: str, folder: Path, corpus: Corpus) -> str:
+    if which == "minilm":
+        return str(minilm_path())
+    if which == "tiny":
+        texts = [text for language in corpus.languages.values() for text in language.personas[:40]]
+        return str(build_tiny_model(folder / "tiny", texts, seed=7))
+    return which
+
+
+def outputs(which: str, corpus: Corpus, cache_root: Path, *, device: str = "cpu") -> dict:
+    """Everything a run produces that must not move: scores, pair-set digests, rank artefact digests."""
+    artefacts: dict[str, str] = {}
+
+    def sink(name: str, arrays: dict[str, np.ndarray]) -> str:
+        digest = hashlib.sha256()
+        for key in sorted(arrays):
+            digest.update(key.encode() + np.ascontiguousarray(arrays[key]).tobytes())
+        artefacts[name] = digest.hexdigest()
+        return name
+
+    loaded = load_backend(model_name(which, cache_root, corpus), cache_root=cache_root / "cache", device=device)
+    result = evaluate(corpus, loaded.backend, seed=SEED, n_resamples=RESAMPLES, artefact_sink=sink)
+    return {
+        "scores": [
+            [row.task, row.source, row.target, row.metric, row.value, row.ci_low, row.ci_high]
+            for row in result.scores
+        ],
+        "pair_set_digests": result.manifest["t4"]["pair_set_digests"],
+        "rank_artefacts": artefacts,
+        "texts_total": result.manifest["texts_total"],
+    }
+
+
+def record() -> None:
+    REFERENCE_DIR.mkdir(exist_ok=True)
+    corpus = validation_corpus()
+    for which in MODELS:
+        with tempfile.TemporaryDirectory() as folder:
+            data = outputs(which, corpus, Path(folder))
+        path = REFERENCE_DIR / f"{which}.json"
+        path.write_text(json.dumps(data, indent=0, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(f"wrote {path} ({len(data['scores'])} scores)")
+
+
+def load(which: str) -> dict:
+    return json.loads((REFERENCE_DIR / f"{which}.json").read_text(encoding="utf-8"))
+
+
+if __name__ == "__main__":
+    record()
