@@ -58,8 +58,7 @@ def outputs(which: str, corpus: Corpus, cache_root: Path, *, device: str = "cpu"
     result = evaluate(corpus, loaded.backend, seed=SEED, n_resamples=RESAMPLES, artefact_sink=sink)
     return {
         "scores": [
-            [row.task, row.source, row.target, row.metric, row.value, row.ci_low, row.ci_high]
-            for row in result.scores
+            [row.task, row.source, row.target, row.metric, row.value, row.ci_low, row.ci_high] for row in result.scores
         ],
         "pair_set_digests": result.manifest["t4"]["pair_set_digests"],
         "rank_artefacts": artefacts,
