@@ -36,7 +36,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 
-from evaluation.engine import DEFAULT_SEED
+from evaluation.engine import DEFAULT_SEED, pairs
 from evaluation.engine import ENGINE_VERSION as ENGINE_VERSION
 from evaluation.engine.backends import LexicalBackend, load_backend
 from evaluation.engine.encoders import ResolvedModel, resolve_model
@@ -196,6 +196,7 @@ def execute_run(
         commit = resolved.commit
     _claim_revision(run, commit)
 
+    pairs.use_store(settings.PAIR_SET_DIR)
     loaded = load_backend(
         name,
         revision=revision,

@@ -120,6 +120,9 @@ STORAGES = {
 }
 # Embeddings are cached on local disk next to the worker; they are large and rebuilt on demand.
 EMBEDDING_CACHE_DIR = Path(env_str("EMBEDDING_CACHE_DIR", str(VAR_DIR / "embedding-cache")))
+# T4 pair sets depend only on a dataset version's texts and the seed: built once, stored here, and
+# read by every later run of any model on that version.
+PAIR_SET_DIR = Path(env_str("PAIR_SET_DIR", str(VAR_DIR / "pair-sets")))
 
 # The cache holds rendered public pages under a generation key (leaderboard.cache). The default is
 # a file cache so that the worker's bump after an evaluation reaches the web process too.
