@@ -38,11 +38,11 @@ from django.db import IntegrityError, transaction
 
 from evaluation.engine import DEFAULT_SEED, pairs
 from evaluation.engine import ENGINE_VERSION as ENGINE_VERSION
-from evaluation.engine.backends import LexicalBackend, load_backend
+from evaluation.engine.backends import EncodeStats, LexicalBackend, load_backend
 from evaluation.engine.encoders import ResolvedModel, resolve_model
 from evaluation.engine.errors import DuplicateRunError, ModelNotFoundError
 from evaluation.engine.lexical import LEXICAL_NAMES
-from evaluation.engine.runner import Corpus, Evaluation, build_corpus, evaluate, plan_tasks
+from evaluation.engine.runner import Corpus, Evaluation, build_corpus, evaluate, plan_tasks, text_sets_for
 from evaluation.models import EmbeddingModel, Item, Run, Score
 
 logger = logging.getLogger(__name__)
@@ -157,6 +157,38 @@ def _write_results(run: Run, result: Evaluation) -> None:
         transaction.on_commit(bump_generation)
     run.manifest, run.details = result.manifest, details
     logger.info("Run %s: wrote %d scores (%d languages)", run.pk, len(result.scores), len(languages_needed))
+
+
+def run_languages(run: Run) -> list[str]:
+    """The languages whose texts a run encodes: its translated languages, then English when present."""
+    codes = set(Item.objects.filter(dataset=run.dataset).values_list("language_id", flat=True).distinct())
+    translated = [code for code in (run.languages or sorted(codes - {"eng"})) if code in codes]
+    return translated + (["eng"] if "eng" in codes else [])
+
+
+def encode_run_language(
+    run: Run, language: str, *, device: str | None = None, batch_size: int | None = None
+) -> EncodeStats:
+    """Encode (into the shared embedding cache) every text of one language that the run's tasks need.
+
+    One part of a split encoding: each language's part runs as its own task on whichever GPU worker is
+    free, and the run's own evaluation then finds every text cached and only scores. Writes nothing
+    but cache files, so a part that fails or runs twice costs time, never a wrong figure.
+    """
+    if run.model.kind == EmbeddingModel.Kind.LEXICAL or run.model.name in LEXICAL_NAMES:
+        return EncodeStats()
+    corpus = load_corpus(run)
+    planned, _ = plan_tasks(list(run.tasks or []), corpus)
+    sets = [text_set for text_set in text_sets_for(corpus, planned).values() if text_set.language == language]
+    revision = (run.resolved_commit if run.resolved_commit and not run.model.is_local else run.revision) or None
+    loaded = load_backend(
+        run.model.name,
+        revision=revision,
+        cache_root=settings.EMBEDDING_CACHE_DIR,
+        device=device,
+        batch_size=batch_size,
+    )
+    return loaded.backend.prepare(sets)
 
 
 def execute_run(

@@ -340,6 +340,8 @@ class SentenceTransformerEncoder:
         The fixed plan cuts batches exactly as sentence-transformers does, so CPU float32 embeddings
         (and every figure computed from them) stay bit for bit those of the engine before the pipeline.
         """
+        if self._pipeline is not None:
+            return self._pipeline.plan
         return "tokens" if self.device.startswith("cuda") or self.token_budget else "fixed"
 
     def pipeline(self) -> PipelineEncoder | None:
@@ -371,8 +373,7 @@ class SentenceTransformerEncoder:
                     list(texts), None if on_batch is None else lambda rows, raw: on_batch(rows, l2_normalise(raw))
                 )
             finally:
-                self.batch_size, self.token_budget = pipeline.max_rows, pipeline.token_budget
-                self.halvings = pipeline.halvings
+                self.batch_size, self.halvings = pipeline.max_rows, pipeline.halvings
             return l2_normalise(vectors)
         vectors = self._encode_with_sentence_transformers(texts)
         if on_batch is not None:
