@@ -250,3 +250,6 @@ def execute_run(
     result.manifest["dataset"]["id"] = run.dataset_id
     result.manifest["run_id"] = run.pk
     _write_results(run, result)
+    digests = (result.manifest.get("t4") or {}).get("pair_set_digests")
+    if digests:
+        run.dataset.record_pair_set_digests(DEFAULT_SEED, digests)
