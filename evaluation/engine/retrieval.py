@@ -59,6 +59,9 @@ class BlockScorer(ABC):
 # Relative rounding of one product term in each reduced precision: both factors rounded (2u) plus the
 # rounded output (u), with u = 2^-11 (float16) or 2^-8 (bfloat16), doubled for accumulation and margin.
 ROUNDING_BOUNDS = {torch.float16: 2.0**-8, torch.bfloat16: 2.0**-5}
+# Documents per query (on average over a block) that may be re-scored in float32 before the whole block
+# is scored in float32 instead.
+MAX_RESCORED_PER_QUERY = 256
 
 
 def default_score_precision(device: str | torch.device) -> str:
@@ -97,8 +100,17 @@ class DenseScorer(BlockScorer):
             return self.low_queries[start:stop] @ self.low_docs.T
         return self.queries[start:stop] @ self.docs.T
 
+    def block_float32(self, start: int, stop: int) -> torch.Tensor:
+        return self.queries[start:stop] @ self.docs.T
+
     def exact_pairs(self, query_rows: torch.Tensor, doc_rows: torch.Tensor) -> torch.Tensor:
-        return (self.queries[query_rows] * self.docs[doc_rows]).sum(dim=1)
+        # In slices, so that the gathered vectors take at most ~256 MB whatever the number of pairs.
+        step = max(1, (1 << 26) // max(1, self.queries.shape[1]))
+        parts = [
+            (self.queries[query_rows[low : low + step]] * self.docs[doc_rows[low : low + step]]).sum(dim=1)
+            for low in range(0, len(query_rows), step)
+        ]
+        return torch.cat(parts) if parts else torch.empty(0, device=self.device)
 
 
 class SparseScorer(BlockScorer):
@@ -179,13 +191,16 @@ def rank_golds(
         scores = torch.nan_to_num(scorer.block(start, stop).float(), nan=float("-inf"))
         gold_block = torch.as_tensor(gold[start:stop]).to(scorer.device)
         if scorer.error_bound > 0:
-            _rank_block_exactly(
+            if _rank_block_exactly(
                 scorer, scores, start, gold_block, k, group_masks, ranks, gold_scores, topk, group_counts
-            )
-            del scores
-            if on_block is not None:
-                on_block(stop, n)
-            continue
+            ):
+                del scores
+                if on_block is not None:
+                    on_block(stop, n)
+                continue
+            # Too many near ties to re-score pair by pair (e.g. a model that maps texts to the same
+            # vector): this block is scored in float32 outright, as on a CPU.
+            scores = torch.nan_to_num(scorer.block_float32(start, stop), nan=float("-inf"))
         block_gold_scores = scores.gather(1, gold_block)
         for column in range(n_golds):
             at_least = scores >= block_gold_scores[:, column : column + 1]
@@ -213,8 +228,11 @@ def _rank_block_exactly(
     gold_scores: np.ndarray,
     topk: np.ndarray,
     group_counts: dict[str, np.ndarray],
-) -> None:
+) -> bool:
     """Ranks of one block of reduced-precision scores, made exactly those of float32 scores.
+
+    Returns False, writing nothing, when more than MAX_RESCORED_PER_QUERY documents per query would
+    need re-scoring; the caller then scores the block in float32.
 
     rank = #(documents certainly above: score > gold + bound) + #(uncertain documents, within the bound
     of the gold, whose float32 score is ≥ the gold's float32 score). The gold itself is uncertain and
@@ -224,9 +242,21 @@ def _rank_block_exactly(
     bound = scorer.error_bound
     query_rows = torch.arange(start, start + rows, device=scores.device)
     stop = start + rows
-    for column in range(gold_block.shape[1]):
+    limit = MAX_RESCORED_PER_QUERY * rows
+    exact_golds = [
+        torch.nan_to_num(scorer.exact_pairs(query_rows, gold_block[:, column]), nan=float("-inf"))
+        for column in range(gold_block.shape[1])
+    ]
+    for exact_gold in exact_golds:
+        if int(((scores - exact_gold[:, None]).abs() <= bound).sum()) > limit:
+            return False
+    if k:
+        kth = torch.topk(scores, k, dim=1, sorted=True).values[:, -1:]
+        candidates = scores >= kth - 2 * bound
+        if int(candidates.sum()) > limit:
+            return False
+    for column, exact_gold in enumerate(exact_golds):
         gold_docs = gold_block[:, column]
-        exact_gold = torch.nan_to_num(scorer.exact_pairs(query_rows, gold_docs), nan=float("-inf"))
         above = scores > (exact_gold + bound)[:, None]
         uncertain = (scores - exact_gold[:, None]).abs() <= bound
         uncertain_rows, uncertain_docs = uncertain.nonzero(as_tuple=True)
@@ -250,10 +280,10 @@ def _rank_block_exactly(
     if k:
         # The top k by float32 scores: every document of the float32 top k is within 2·bound of the
         # k-th best reduced score, so the candidates are those, re-scored and sorted exactly.
-        kth = torch.topk(scores, k, dim=1, sorted=True).values[:, -1:]
-        candidate_rows, candidate_docs = (scores >= kth - 2 * bound).nonzero(as_tuple=True)
+        candidate_rows, candidate_docs = candidates.nonzero(as_tuple=True)
         exact = torch.full_like(scores, float("-inf"))
         exact[candidate_rows, candidate_docs] = torch.nan_to_num(
             scorer.exact_pairs(candidate_rows + start, candidate_docs), nan=float("-inf")
         )
         topk[start:stop] = torch.topk(exact, k, dim=1, sorted=True).indices.cpu().numpy()
+    return True

@@ -71,3 +71,12 @@ def test_a_nan_gold_is_ranked_last_as_in_float32():
     reduced = rank_golds(DenseScorer(queries, docs, precision="float16"), gold)
     np.testing.assert_array_equal(reduced.ranks, reference.ranks)
     assert reduced.ranks[0, 0] == len(docs)
+
+
+def test_a_pool_of_identical_vectors_falls_back_to_float32_blocks():
+    queries, docs, gold = tied_pool(5, n_queries=20, n_docs=600)
+    docs[:] = docs[0]  # a model that maps every text to the same vector: every document ties
+    reference = rank_golds(DenseScorer(queries, docs, precision="float32"), gold)
+    reduced = rank_golds(DenseScorer(queries, docs, precision="float16"), gold)
+    np.testing.assert_array_equal(reduced.ranks, reference.ranks)
+    assert (reduced.ranks == len(docs)).all()
