@@ -238,7 +238,14 @@ def main() -> None:
             loaded = load_backend(name, cache_root=scratch / "cache", device=arguments.device, progress=progress)
             if on_gpu:
                 torch.cuda.reset_peak_memory_stats()
-            result = evaluate(corpus, loaded.backend, seed=SEED, n_resamples=arguments.resamples, progress=progress)
+            result = evaluate(
+                corpus,
+                loaded.backend,
+                seed=SEED,
+                n_resamples=arguments.resamples,
+                progress=progress,
+                timings=loaded.timings,
+            )
             wall_seconds = time.perf_counter() - wall
         store = pairs.current_store()
         pair_seconds = store.stats.build_seconds if store else 0.0
@@ -268,7 +275,9 @@ def main() -> None:
         "texts_encoded": result.manifest["texts_encoded"],
         "wall_seconds": wall_seconds,
         "stages": {stage: round(seconds, 3) for stage, seconds in stages.items()},
-        "after_encoding_seconds": round(wall_seconds - stages["encode"] - stages.get("load", 0.0), 3),
+        "after_encoding_seconds": round(
+            wall_seconds - stages["encode"] - stages.get("load", 0.0) - stages.get("download", 0.0), 3
+        ),
         "texts_per_second": texts_per_second,
         "encoding": {
             "batch_plan": encoder.batch_plan,
