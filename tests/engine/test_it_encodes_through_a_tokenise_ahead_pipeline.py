@@ -65,3 +65,24 @@ def test_it_keeps_cpu_vectors_bit_for_bit_with_the_fixed_batch_plan(texts):
         ]
     )
     np.testing.assert_array_equal(vectors, expected)
+
+
+def test_the_engine_stores_token_budgeted_batches_under_the_right_texts(texts, tmp_path):
+    """The accelerator's plan (batches in length order, not text order) fills the run and the cache
+    with each text's own vector, as the CPU plan does."""
+    from evaluation.engine.backends import DenseBackend, TextSet
+    from evaluation.engine.cache import EmbeddingCache, text_key
+
+    resolved = resolve_model(str(minilm_path()))
+    text_set = TextSet("hin", "persona", "query", tuple(texts))
+    matrices = {}
+    for plan, budget in (("fixed", None), ("tokens", 1536)):
+        encoder = SentenceTransformerEncoder.load(resolved, device="cpu", token_budget=budget)
+        assert encoder.batch_plan == plan
+        cache = EmbeddingCache(tmp_path / plan, resolved.name, resolved.commit)
+        backend = DenseBackend(encoder, cache, chunk_size=50)
+        stats = backend.prepare([text_set])
+        assert stats.texts_encoded == len(set(texts))
+        matrices[plan] = backend.vectors(text_set)
+        np.testing.assert_array_equal(cache.get([text_key(text) for text in texts]), matrices[plan])
+    np.testing.assert_allclose(matrices["tokens"], matrices["fixed"], atol=1e-5, rtol=0)
