@@ -258,11 +258,11 @@ def main() -> None:
         pair_seconds = store.stats.build_seconds if store else 0.0
         pairs.use_store(None)
 
-        timings = result.manifest["timings"]
+        timings = result.manifest.timings
         stages.update({stage: float(seconds) for stage, seconds in timings.items()})
         stages["pair_sets_built"] = pair_seconds
         encoder = loaded.backend.encoder
-        texts_per_second = result.manifest["texts_encoded"] / max(1e-9, timings["encode"])
+        texts_per_second = result.manifest.texts_encoded / max(1e-9, timings["encode"])
         planned, _ = plan_tasks(None, corpus)
         unique = list(
             dict.fromkeys(
@@ -279,7 +279,7 @@ def main() -> None:
         "gpu": torch.cuda.get_device_name(0) if on_gpu and torch.cuda.is_available() else None,
         "items": arguments.items,
         "languages": len(corpus.languages),
-        "texts_encoded": result.manifest["texts_encoded"],
+        "texts_encoded": result.manifest.texts_encoded,
         "wall_seconds": wall_seconds,
         "stages": {stage: round(seconds, 3) for stage, seconds in stages.items()},
         "after_encoding_seconds": round(

@@ -60,9 +60,9 @@ def outputs(which: str, corpus: Corpus, cache_root: Path, *, device: str = "cpu"
         "scores": [
             [row.task, row.source, row.target, row.metric, row.value, row.ci_low, row.ci_high] for row in result.scores
         ],
-        "pair_set_digests": result.manifest["t4"]["pair_set_digests"],
+        "pair_set_digests": result.manifest.task_blocks["t4"]["pair_set_digests"],
         "rank_artefacts": artefacts,
-        "texts_total": result.manifest["texts_total"],
+        "texts_total": result.manifest.texts_total,
     }
 
 

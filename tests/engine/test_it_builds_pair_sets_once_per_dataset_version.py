@@ -37,7 +37,7 @@ def test_a_second_model_on_the_same_version_spends_no_time_building_pair_sets(co
     second = run(corpus, "bm25", tmp_path)
     assert store.stats.built == 2 and store.stats.loaded == 2
     assert store.stats.build_seconds == spent
-    assert second.manifest["t4"]["pair_set_digests"] == first.manifest["t4"]["pair_set_digests"]
+    assert second.manifest.task_blocks["t4"]["pair_set_digests"] == first.manifest.task_blocks["t4"]["pair_set_digests"]
 
     # The stored pair sets are the ones built without a store.
     pairs.use_store(None)
@@ -45,7 +45,7 @@ def test_a_second_model_on_the_same_version_spends_no_time_building_pair_sets(co
         built = pairs.build_pair_set(
             code, language.item_ids, list(language.instructions), seed=1, content_hash=corpus.content_hash
         )
-        assert built.digest() == first.manifest["t4"]["pair_set_digests"][code]
+        assert built.digest() == first.manifest.task_blocks["t4"]["pair_set_digests"][code]
 
 
 def test_another_version_or_seed_gets_its_own_pair_sets(corpus, store):
