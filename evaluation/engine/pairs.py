@@ -22,6 +22,7 @@ import logging
 import os
 import time
 import uuid
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -224,6 +225,42 @@ class PairSetStore:
             np.savez(handle, **{f.name: getattr(pairs, f.name) for f in fields(PairSet) if f.name != "language"})
         os.replace(temporary, path)
         return pairs
+
+    def array(self, kind: str, key: str, content_hash: str, build: Callable[[], np.ndarray]) -> np.ndarray:
+        """Another per-dataset artefact (e.g. T5's hard-negative pools): read when stored, else built and stored."""
+        path = self.path(f"{kind}-{key}", content_hash).with_suffix(".npy")
+        if path.is_file():
+            try:
+                array = np.load(path)
+                self.stats.loaded += 1
+                return array
+            except (OSError, ValueError) as error:
+                logger.warning("Rebuilding the unreadable stored %s %s: %s", kind, path, error)
+        started = time.perf_counter()
+        array = build()
+        self.stats.build_seconds += time.perf_counter() - started
+        self.stats.built += 1
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+        with open(temporary, "wb") as handle:
+            np.save(handle, array)
+        os.replace(temporary, path)
+        return array
+
+
+def texts_key(kind: str, texts: list[str], *parts: object) -> str:
+    """A digest of everything a per-dataset artefact is built from: its kind, parameters and texts."""
+    digest = hashlib.sha256("\0".join([kind, str(PAIR_SET_FORMAT), *map(str, parts)]).encode() + b"\0")
+    for text in texts:
+        digest.update(text.encode("utf-8") + b"\0")
+    return digest.hexdigest()
+
+
+def stored_array(kind: str, key: str, content_hash: str, build: Callable[[], np.ndarray]) -> np.ndarray:
+    """`build()`, read from the store when one is in use and it holds the artefact (see `use_store`)."""
+    if _store is None:
+        return build()
+    return _store.array(kind, key, content_hash, build)
 
 
 _store: PairSetStore | None = None

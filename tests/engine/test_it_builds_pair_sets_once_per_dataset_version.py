@@ -1,4 +1,4 @@
-"""T4 pair sets are built once per dataset version, stored, and read by every later run of any model."""
+"""T4 pair sets and T5 hard-negative pools are built once per dataset version, stored, read by every run."""
 
 import numpy as np
 import pytest
@@ -24,20 +24,22 @@ def store(tmp_path):
 
 def run(corpus, name, tmp_path):
     loaded = load_backend(name, cache_root=tmp_path / "cache", device="cpu")
-    return evaluate(corpus, loaded.backend, tasks=["t4"], seed=1, n_resamples=50)
+    return evaluate(corpus, loaded.backend, tasks=["t4", "t5"], seed=1, n_resamples=50)
 
 
 def test_a_second_model_on_the_same_version_spends_no_time_building_pair_sets(corpus, store, tmp_path):
     tiny = build_tiny_model(tmp_path / "tiny", list(corpus.languages["hin"].personas[:20]))
     first = run(corpus, str(tiny), tmp_path)
-    assert store.stats.built == 2 and store.stats.loaded == 0
+    # Two languages: a T4 pair set and T5's hard-negative pools for each.
+    assert store.stats.built == 4 and store.stats.loaded == 0
     spent = store.stats.build_seconds
     assert spent > 0
 
     second = run(corpus, "bm25", tmp_path)
-    assert store.stats.built == 2 and store.stats.loaded == 2
+    assert store.stats.built == 4 and store.stats.loaded == 4
     assert store.stats.build_seconds == spent
     assert second.manifest.task_blocks["t4"]["pair_set_digests"] == first.manifest.task_blocks["t4"]["pair_set_digests"]
+    assert second.details.to_dict()["t5"]["pools"] == first.details.to_dict()["t5"]["pools"]
 
     # The stored pair sets are the ones built without a store.
     pairs.use_store(None)
