@@ -47,8 +47,8 @@ from evaluation.engine.backends import load_backend  # noqa: E402
 from evaluation.engine.pipeline import plan_batches  # noqa: E402
 from evaluation.engine.runner import build_corpus, evaluate, plan_tasks, text_sets_for  # noqa: E402
 from evaluation.languages import BY_CODE, TARGET_CODES  # noqa: E402
-from tests.engine.models import minilm_path  # noqa: E402
-from tests.engine.shared_csv import validation_rows  # noqa: E402
+from tests.fakes.models import minilm_path  # noqa: E402
+from tests.validation import validation_rows  # noqa: E402
 
 SEED = 1
 RANDOM_MODEL = re.compile(r"^random-(\d+)x(\d+)$")

@@ -21,7 +21,7 @@ from django.db import IntegrityError, connection, transaction
 from evaluation.dataset_files import DEFAULT_MAX_PROBLEMS, ItemRow, Problems, open_source
 from evaluation.engine.errors import HubUnreachableError
 from evaluation.models import Dataset, Item
-from leaderboard.cache import bump_generation
+from evaluation.signals import announce_results_changed
 
 DEMO_DIR = Path(__file__).resolve().parent / "demo"
 DEFAULT_BATCH_SIZE = 2_000
@@ -139,7 +139,7 @@ def import_dataset(
             problems.raise_if_any()
             if not counts:
                 raise ImportRefused(f"The dataset files in {folder} hold no items.")
-            transaction.on_commit(bump_generation)
+            announce_results_changed(Dataset, dataset=dataset)
     finally:
         bar.close()
     return ImportResult(dataset=dataset, created=True, item_counts=counts, warnings=problems.warnings)

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from evaluation.models import Dataset, EmbeddingModel, Language, Run, Score
 from evaluation.published import ModelResults, PublishedResultError, parse_directory
-from leaderboard.cache import bump_generation
+from evaluation.signals import announce_results_changed
 
 FULL_BENCHMARK_NAME = "nirdesha"
 FULL_BENCHMARK_VERSION = "1.0"
@@ -176,5 +176,5 @@ def import_published_results(
             )
             total_scores += len(results.scores)
             total_files += results.files
-        transaction.on_commit(bump_generation)
+        announce_results_changed(Run, dataset=dataset)
     return ImportSummary(dataset, created, updated, total_scores, total_files, parsed_results.skipped)

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from evaluation.lifecycle import is_out_of_memory
+from evaluation.engine.errors import is_out_of_memory
 
 logger = logging.getLogger(__name__)
 

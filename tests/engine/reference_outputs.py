@@ -20,8 +20,8 @@ import numpy as np
 
 from evaluation.engine.backends import load_backend
 from evaluation.engine.runner import Corpus, build_corpus, evaluate
-from tests.engine.models import build_tiny_model, minilm_path
-from tests.engine.shared_csv import validation_triples
+from tests.fakes.models import minilm_path
+from tests.validation import validation_triples
 
 REFERENCE_DIR = Path(__file__).resolve().parent / "reference"
 SEED = 1
@@ -39,7 +39,7 @@ def model_name(which: str, folder: Path, corpus: Corpus) -> str:
         return str(minilm_path())
     if which == "tiny":
         texts = [text for language in corpus.languages.values() for text in language.personas[:40]]
-        return str(build_tiny_model(folder / "tiny", texts, seed=7))
+        return str(recorded_tiny_model(folder / "tiny", texts, seed=7))
     return which
 
 
@@ -79,6 +79,48 @@ def record() -> None:
 
 def load(which: str) -> dict:
     return json.loads((REFERENCE_DIR / f"{which}.json").read_text(encoding="utf-8"))
+
+
+def recorded_tiny_model(folder: Path, texts: list[str] | None = None, *, seed: int = 0, hidden: int = 32) -> Path:
+    """The tiny random BERT of the recording, built exactly as tests/engine/models.py built it at be179d2.
+
+    The shared builder (tests/fakes/models.py) has since changed its vocabulary; this copy keeps the
+    recorded model, so that the comparison is of engines, not of test models.
+    """
+    import torch
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    folder.mkdir(parents=True, exist_ok=True)
+    words: set[str] = set()
+    for text in texts or ["a persona asks for an instruction", "मराठी हिन्दी তামিল اردو"]:
+        words.update(text.lower().split())
+    # The prompt words of the E5 families are in the vocabulary so that prompts change the embedding.
+    words.update({"query", "passage", ":", "instruct", "given", "persona", "instruction"})
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *sorted(words)[:2000]]
+    vocab += [chr(code) for code in range(ord("a"), ord("z") + 1) if chr(code) not in vocab]
+    tokenizer = BertTokenizerFast(vocab={token: index for index, token in enumerate(vocab)}, do_lower_case=True)
+    torch.manual_seed(seed)
+    config = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=hidden,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=2 * hidden,
+        max_position_embeddings=128,
+    )
+    bert_folder = folder / "_bert"
+    BertModel(config).save_pretrained(bert_folder, safe_serialization=True)
+    tokenizer.save_pretrained(bert_folder)
+    transformer = Transformer(str(bert_folder), max_seq_length=64)
+    pooling = Pooling(transformer.get_embedding_dimension(), pooling_mode="mean")
+    model = SentenceTransformer(modules=[transformer, pooling], device="cpu")
+    model.save(str(folder), safe_serialization=True)
+    for path in sorted(bert_folder.rglob("*"), reverse=True):
+        path.unlink() if path.is_file() else path.rmdir()
+    bert_folder.rmdir()
+    return folder
 
 
 if __name__ == "__main__":

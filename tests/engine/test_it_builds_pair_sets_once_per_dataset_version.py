@@ -6,8 +6,8 @@ import pytest
 from evaluation.engine import pairs
 from evaluation.engine.backends import load_backend
 from evaluation.engine.runner import build_corpus, evaluate
-from tests.engine.models import build_tiny_model
-from tests.engine.shared_csv import validation_triples
+from tests.fakes.models import build_tiny_model
+from tests.validation import validation_triples
 
 
 @pytest.fixture

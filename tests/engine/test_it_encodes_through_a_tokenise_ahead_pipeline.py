@@ -6,8 +6,8 @@ from sentence_transformers import SentenceTransformer
 
 from evaluation.engine.encoders import SentenceTransformerEncoder, l2_normalise, resolve_model
 from evaluation.engine.pipeline import TokenisedBatches, plan_batches
-from tests.engine.models import build_tiny_model, minilm_path
-from tests.engine.shared_csv import validation_triples
+from tests.fakes.models import build_tiny_model, minilm_path
+from tests.validation import validation_triples
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ from django.core.management import call_command
 
 from evaluation.engine import DEFAULT_SEED, pairs
 from evaluation.models import Dataset, Run
-from tests.engine.data import create_validation_dataset
+from tests.validation import create_validation_dataset
 
 pytestmark = pytest.mark.django_db
 
