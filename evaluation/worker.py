@@ -388,6 +388,30 @@ def run_evaluation(
     return DONE
 
 
+def encode_language(run_id: int, language: str) -> str:
+    """One language's part of a split encoding (tasks.dispatch_evaluation); never fails the run.
+
+    A part that fails only logs why: the run's own evaluation, which follows the parts, encodes
+    whatever is still missing and reports any real problem with its usual retries and messages.
+    """
+    from evaluation.services import encode_run_language
+
+    run = Run.objects.select_related("model", "dataset").filter(pk=run_id).first()
+    if run is None:
+        return SKIPPED
+    try:
+        stats = encode_run_language(
+            run, language, device=settings.EVALUATION_DEVICE, batch_size=settings.EVALUATION_BATCH_SIZE
+        )
+    except Exception:
+        logger.exception("Encoding %s of run %s failed; the evaluation will encode what is missing", language, run_id)
+        return FAILED
+    logger.info(
+        "Run %s, %s: %d texts encoded, %d already cached", run_id, language, stats.texts_encoded, stats.texts_from_cache
+    )
+    return DONE
+
+
 def _retry_or_fail(run: Run, token: str, reporter: ProgressReporter, exc: Exception, batch_size: int, close) -> str:
     """Retry our own transient failures (halving the batch after running out of memory), else fail."""
     out_of_memory = is_out_of_memory(exc)
