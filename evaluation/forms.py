@@ -37,6 +37,12 @@ class SubmissionForm(forms.Form):
     parameter_count = forms.IntegerField(
         label="Parameters", required=False, min_value=1, help_text="Empty: counted from the weights."
     )
+    trained_on_nirdesha = forms.BooleanField(
+        label="Trained on Nirdesha data",
+        required=False,
+        help_text="Tick if this model was trained or tuned on any Nirdesha data (including the validation "
+        "sample); the leaderboard marks it, as MTEB does for models trained on its test sets.",
+    )
     note = forms.CharField(label="Note", required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 3}))
     dataset = DatasetChoiceField(label="Dataset version", queryset=Dataset.objects.none(), required=False)
 
@@ -70,4 +76,5 @@ class SubmissionForm(forms.Form):
             parameter_count=data["parameter_count"],
             note=data["note"],
             dataset=data["dataset"],
+            trained_on_nirdesha=data["trained_on_nirdesha"],
         )

@@ -62,6 +62,12 @@ class DatasetQuerySet(models.QuerySet):
         """Versions whose items are here, so that a model can be run on them."""
         return self.filter(Exists(Item.objects.filter(dataset=OuterRef("pk"))))
 
+    def for_submit_page(self) -> DatasetQuerySet:
+        """Every version, each marked `has_items` (a model can be run on it here) and with its item count."""
+        return self.annotate(has_items=Exists(Item.objects.filter(dataset=OuterRef("pk")))).order_by(
+            "-has_items", "is_demo", "-created_at"
+        )
+
     def default_for_submissions(self) -> Dataset | None:
         """The newest evaluable version that is not the demo sample, else the newest demo."""
         return self.evaluable().order_by("is_demo", "-created_at", "-pk").first()
@@ -88,6 +94,11 @@ class Dataset(models.Model):
         help_text="Items per language of the full version, when its results are here but its items are not.",
     )
     is_demo = models.BooleanField(default=False, help_text="A small sample shipped for trying the site out.")
+    pair_set_digests = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="SHA-256 of each stored T4 pair set, by seed then language, written by the run that built it.",
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     objects = DatasetQuerySet.as_manager()
@@ -99,6 +110,19 @@ class Dataset(models.Model):
     def __str__(self) -> str:
         label = f"{self.name} {self.version}"
         return f"{label} (demo)" if self.is_demo else label
+
+    def record_pair_set_digests(self, seed: int, digests: dict[str, str]) -> None:
+        """Add the digests of this version's pair sets for `seed` to its card (kept once written)."""
+        with transaction.atomic():
+            locked = type(self).objects.select_for_update().get(pk=self.pk)
+            recorded = dict(locked.pair_set_digests or {})
+            by_language = dict(recorded.get(str(seed), {}))
+            missing = {code: digest for code, digest in digests.items() if code not in by_language}
+            if not missing:
+                return
+            recorded[str(seed)] = {**by_language, **missing}
+            type(self).objects.filter(pk=self.pk).update(pair_set_digests=recorded)
+        self.pair_set_digests = recorded
 
     @property
     def slug(self) -> str:

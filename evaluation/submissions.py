@@ -51,6 +51,8 @@ class Submission:
     parameter_count: int | None = None
     note: str = ""
     dataset: Dataset | None = None
+    # Declared by the submitter: the model was trained or tuned on Nirdesha data (shown as a marker).
+    trained_on_nirdesha: bool = False
 
 
 def quota_window_start(now: datetime | None = None) -> datetime:
@@ -161,6 +163,9 @@ def submit(user, submission: Submission) -> Run:
             if submissions_left(user) <= 0:
                 raise _quota_refusal()
             described = trusted_description(user, submission, check)
+            # A later submission may only add the declaration, never withdraw an earlier one.
+            if submission.trained_on_nirdesha:
+                described["trained_on_nirdesha"] = True
             model, created = EmbeddingModel.objects.get_or_create(
                 name=check.name, defaults={**described, "is_local": check.is_local}
             )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from urllib.parse import quote
 
 from django.conf import settings
 from django.contrib import messages
@@ -19,34 +20,34 @@ from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
 from django.template.loader import render_to_string
-from django.utils.text import slugify
 
+from evaluation.engine.registry import METRICS
 from evaluation.safe_text import csv_text
 from leaderboard.cache import generation_key
-from leaderboard.pages import Page
+from leaderboard.pages import FILTER_PARAMS, ExportTable, Page
 
 EXPORT_FORMATS = ("csv", "json")
+# The filter chips ask for the page's main content only (no header, footer, styles or scripts) with
+# this header, and swap it in place: a small fetch instead of a full reload.
+FRAGMENT_HEADER = "X-Page-Fragment"
 
 
-# The parameters public pages read (leaderboard/pages.py, leaderboard/filters.py) and their exports'.
-# Anything else is dropped before the page is built and before the cache key is made, so that made-up
-# parameters neither change a page nor fill the cache with copies of it.
-PAGE_PARAMETERS = frozenset(
+# The parameters public pages read (the filter form's, leaderboard/pages.py FILTER_PARAMS, and the
+# views' own). Anything else is dropped before the page is built and before the cache key is made, so
+# made-up parameters neither change a page nor fill the cache with copies of it.
+PAGE_PARAMETERS = frozenset(FILTER_PARAMS) | frozenset(
     {"dataset", "languages", "script", "family", "pairs", "sort", "origin", "kind", "size", "run", "runs"}
     | {"task", "metric", "format", "table"}
 )
-# A value that could be a language, script, column key, id or choice; others are dropped too.
-_PLAIN_VALUE = re.compile(r"[\w@.:+-]{1,80}")
 MAX_VALUES_PER_PARAMETER = 20
+MAX_VALUE_LENGTH = 200
 
 
 def known_parameters(params: QueryDict, allowed: frozenset[str] = PAGE_PARAMETERS) -> QueryDict:
-    """Only the allowed parameters with plain values, each value once."""
+    """Only the allowed parameters (in the order given), each value once, overlong values dropped."""
     kept = QueryDict(mutable=True)
-    # In the order given (pages build links from it); canonical_query orders them for the key.
     for key in [key for key in params if key in allowed]:
-        # Values keep their order (a page may show languages or runs in the order asked), once each.
-        values = list(dict.fromkeys(value for value in params.getlist(key) if _PLAIN_VALUE.fullmatch(value)))
+        values = list(dict.fromkeys(value for value in params.getlist(key) if len(value) <= MAX_VALUE_LENGTH))
         if values:
             kept.setlist(key, values[:MAX_VALUES_PER_PARAMETER])
     kept._mutable = False
@@ -56,10 +57,77 @@ def known_parameters(params: QueryDict, allowed: frozenset[str] = PAGE_PARAMETER
 def canonical_query(request: HttpRequest, allowed: frozenset[str] = PAGE_PARAMETERS) -> str:
     """The known parameters in a fixed order, so equivalent URLs share a cache entry."""
     kept = known_parameters(request.GET, allowed)
-    return "&".join(f"{key}={value}" for key in sorted(kept) for value in sorted(kept.getlist(key)))
+    items = sorted((key, value) for key in kept for value in kept.getlist(key))
+    # Percent-encoded, so that free text (the model search) makes a valid key for every cache backend.
+    return "&".join(f"{quote(key, safe='')}={quote(value, safe='')}" for key, value in items)
 
 
-def _export(page: Page, fmt: str, table_name: str | None, filename: str) -> dict:
+def export_filename(page: Page, view: str, table: str, params) -> str:
+    """`nirdesha-<version>-<view>-<filters>.csv`: what a downloaded file holds, readable from its name.
+
+    The filters are the form's non-default values in a fixed order ("all" when there are none).
+    """
+    dataset = page.context.get("dataset") or getattr(page.context.get("run"), "dataset", None)
+    version = _slug(f"{dataset.name}-{dataset.version}") if dataset is not None else "no-version"
+    if not version.startswith("nirdesha"):
+        version = f"nirdesha-{version}"
+    parts = []
+    for name in FILTER_PARAMS:
+        values = [value for value in params.getlist(name) if value] if name != "dataset" else []
+        if values:
+            parts.append(f"{name}-{'-'.join(sorted(values))}")
+    filters = _slug("_".join(parts)) or "all"
+    view_part = view if table in ("", view) or view.endswith(table) else f"{view}-{table}"
+    return f"{version}-{_slug(view_part)}-{filters}.csv"
+
+
+LONG_VALUE_COLUMNS = ("value", "ci_low", "ci_high")
+
+
+def _shown(metric_name: str, value: object) -> object:
+    spec = METRICS.get(metric_name)
+    if spec is None or not isinstance(value, int | float) or isinstance(value, bool):
+        return None
+    # Unrounded: the page rounds for reading, a download keeps every digit.
+    return spec.display_value(value)
+
+
+def _unit(metric_name: str) -> str:
+    spec = METRICS.get(metric_name)
+    if spec is None:
+        return ""
+    return "%" if spec.unit == "%" else "documents" if spec.scale == "rank" else ""
+
+
+def with_page_units(table: ExportTable) -> tuple[list[str], list[list]]:
+    """The table with the stored values and, beside each score column, the same value in the units the
+    page shows (percentages for fractions), the unit named in the header: both, so nothing is lost.
+
+    A wide table names its score columns' metrics; a long table has a `metric` column.
+    """
+    headers = list(table.headers)
+    if "metric" in headers and all(column in headers for column in LONG_VALUE_COLUMNS[:1]):
+        where = headers.index("metric")
+        present = [column for column in LONG_VALUE_COLUMNS if column in headers]
+        positions = [headers.index(column) for column in present]
+        rows = [
+            [*row, *[_shown(row[where], row[index]) for index in positions], _unit(row[where])] for row in table.rows
+        ]
+        return [*headers, *[f"{column}_as_shown" for column in present], "unit_as_shown"], rows
+    if table.metrics:
+        wide = [(index, header) for index, header in enumerate(headers) if header in table.metrics]
+        extra = [f"{header} ({_unit(table.metrics[header]) or 'as shown'})" for _, header in wide]
+        rows = [[*row, *[_shown(table.metrics[header], row[index]) for index, header in wide]] for row in table.rows]
+        return [*headers, *extra], rows
+    return headers, table.rows
+
+
+def _slug(text: str) -> str:
+    """Lower case, letters, digits, dots and underscores kept (versions like 1.0 stay readable), the rest '-'."""
+    return re.sub(r"[^a-z0-9._]+", "-", text.lower()).strip("-")
+
+
+def _export(page: Page, fmt: str, table_name: str | None, filename: str, params=None) -> dict:
     if fmt == "json":
         body = {
             "title": page.title,
@@ -71,12 +139,14 @@ def _export(page: Page, fmt: str, table_name: str | None, filename: str) -> dict
         }
         return {"kind": "json", "body": json.dumps(body, ensure_ascii=False, default=str)}
     name = table_name if table_name in page.tables else next(iter(page.tables), None)
-    # Formula-safe cells: a display name such as =HYPERLINK(...) is shown as text by spreadsheets.
-    body = csv_text(page.tables[name].headers, page.tables[name].rows) if name is not None else ""
+    body = ""
+    if name is not None:
+        # Formula-safe cells: a display name such as =HYPERLINK(...) is shown as text by spreadsheets.
+        body = csv_text(*with_page_units(page.tables[name]))
     return {
         "kind": "csv",
         "body": body,
-        "filename": f"{slugify(filename)}-{name or 'empty'}.csv",
+        "filename": export_filename(page, filename, name or "", params if params is not None else QueryDict()),
     }
 
 
@@ -92,10 +162,11 @@ def public_page(request: HttpRequest, name: str, template: str, build: Callable[
     fmt = request.GET.get("format", "")
     fmt = fmt if fmt in EXPORT_FORMATS else "html"
     query = canonical_query(request)
+    fragment = fmt == "html" and request.headers.get(FRAGMENT_HEADER) == "1"
     # Most visitors are anonymous: for them the complete page is cached, so that a hit costs two
     # cache reads and no template rendering at all.
     whole_page_key = None
-    if fmt == "html" and _is_anonymous_without_messages(request):
+    if fmt == "html" and not fragment and _is_anonymous_without_messages(request):
         whole_page_key = generation_key("whole-page", name, query)
         html = cache.get(whole_page_key)
         if html is not None:
@@ -107,7 +178,7 @@ def public_page(request: HttpRequest, name: str, template: str, build: Callable[
         if fmt == "html":
             payload = {"kind": "html", "title": page.title, "body": render_to_string(template, page.context)}
         else:
-            payload = _export(page, fmt, request.GET.get("table"), name)
+            payload = _export(page, fmt, request.GET.get("table"), name, request.GET)
         cache.set(key, payload, settings.PUBLIC_PAGE_CACHE_SECONDS)
     if payload["kind"] == "json":
         return HttpResponse(payload["body"], content_type="application/json; charset=utf-8")
@@ -115,7 +186,12 @@ def public_page(request: HttpRequest, name: str, template: str, build: Callable[
         response = HttpResponse(payload["body"], content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="{payload["filename"]}"'
         return response
+    if fragment:
+        response = HttpResponse(payload["body"])
+        response["Vary"] = FRAGMENT_HEADER
+        return response
     response = render(request, "leaderboard/shell.html", {"title": payload["title"], "body": payload["body"]})
+    response["Vary"] = FRAGMENT_HEADER
     if whole_page_key is not None:
         cache.set(whole_page_key, response.content.decode(), settings.PUBLIC_PAGE_CACHE_SECONDS)
     return response

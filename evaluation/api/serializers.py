@@ -95,6 +95,9 @@ class SubmissionCreateSerializer(serializers.Serializer):
     license = serializers.CharField(max_length=100, required=False, allow_blank=True, default="")
     parameter_count = serializers.IntegerField(min_value=1, required=False, allow_null=True, default=None)
     note = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
+    trained_on_nirdesha = serializers.BooleanField(
+        required=False, default=False, help_text="The model was trained or tuned on Nirdesha data (shown as a marker)."
+    )
     dataset = serializers.PrimaryKeyRelatedField(
         queryset=Dataset.objects.evaluable(),
         required=False,
