@@ -219,7 +219,7 @@ def per_metric_bars(axes: Sequence[str], series: Mapping[str, Sequence[float | N
                     marker_color=model_colour(name),
                     showlegend=column == 1,
                     legendgroup=name,
-                    hovertemplate=f"{name}: %{{y:.1f}}%<extra></extra>",
+                    hovertemplate=f"{plain_label(name)}: %{{y:.1f}}%<extra></extra>",
                 ),
                 row=1,
                 col=column,

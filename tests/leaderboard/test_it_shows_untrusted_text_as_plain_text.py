@@ -37,7 +37,7 @@ def test_it_escapes_markup_in_every_figure_builder():
     figures = [
         plots.language_bars(["hin", "tam"], {LINK: [(0.5, 0.4, 0.6), (0.3, None, None)]}, title=LINK),
         plots.heatmap([[0.1, 0.2], [0.3, None]], [LINK, "tam"], title=LINK),
-        plots.radar(["T1", "T2", "T3"], {LINK: [0.1, 0.2, 0.3]}, title=LINK),
+        plots.per_metric_bars(["T1", "T2", "T3"], {LINK: [0.1, 0.2, 0.3]}, title=LINK),
         plots.interval_chart([LINK], [(0.5, 0.4, 0.6)], title=LINK),
         plots.reliability_diagram({LINK: [{"count": 3, "mean_p": 0.2, "mean_y": 0.3}]}, title=LINK),
         agreement_figure([{"language_name": LINK, "kappa": 0.5, "alpha": 0.5, "ac1": 0.6,
