@@ -6,6 +6,8 @@ import json
 
 import plotly.graph_objects as go
 
+from evaluation.safe_text import plain_figure
+
 
 def agreement_figure(rows: list[dict]) -> dict:
     """κ per language with both 95% intervals, beside Gwet's AC1 and Krippendorff's α."""
@@ -67,4 +69,5 @@ def agreement_figure(rows: list[dict]) -> dict:
         template="plotly_white",
     )
     # Through JSON so that numpy values become plain numbers json_script can serialise.
-    return json.loads(figure.to_json())
+    # Labels as plain text (Plotly renders HTML in them), like every figure of the site.
+    return plain_figure(json.loads(figure.to_json()))

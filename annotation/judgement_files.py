@@ -19,6 +19,12 @@ from pathlib import Path
 from typing import TextIO
 
 from evaluation.languages import BY_NAME
+from evaluation.safe_text import write_csv
+from evaluation.strict_json import StrictJSONError
+from evaluation.strict_json import loads as strict_loads
+
+# The largest cell of texts read from a judgement file (a persona, an instruction and a description).
+MAX_CELL_BYTES = 256 * 1024
 
 RATER_COLUMN = re.compile(r"^expert_\d+$")
 TEXT_KEYS = ("indian_context_persona", "indian_context_instruction", "description")
@@ -71,9 +77,10 @@ def normalise_label(value: str) -> str | None:
 
 def _texts(raw: str, where: str, errors: list[str], *, need_description: bool = False) -> Texts | None:
     try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        errors.append(f"{where}: not valid JSON ({exc.msg}).")
+        # Strict: a cell is a small object of texts; deep nesting or control characters are refused.
+        data = strict_loads(raw, max_bytes=MAX_CELL_BYTES, max_depth=4)
+    except StrictJSONError as exc:
+        errors.append(f"{where}: {exc}")
         return None
     if not isinstance(data, dict):
         errors.append(f"{where}: expected a JSON object.")
@@ -191,14 +198,18 @@ def _json_texts(texts: Texts, item_id: int | None = None) -> str:
 
 def write_judgement_csv(handle: TextIO, rows: Iterable[JudgementRow], raters: list[str]) -> None:
     """Write rows in the validation CSV format (the reverse of read_judgement_file)."""
-    writer = csv.writer(handle, lineterminator="\n")
-    writer.writerow(["id", "ENG_indian_context", "indian_context", *raters])
-    for row in rows:
-        writer.writerow(
+    # Through the formula-safe writer that every export uses (evaluation/safe_text.py).
+    write_csv(
+        handle,
+        ["id", "ENG_indian_context", "indian_context", *raters],
+        (
             [
                 row.item_id,
                 _json_texts(row.english) if row.english else "",
                 _json_texts(row.translation, row.item_id),
                 *(row.judgements.get(rater, "") for rater in raters),
             ]
-        )
+            for row in rows
+        ),
+        lineterminator="\n",
+    )

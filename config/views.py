@@ -3,7 +3,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 from drf_spectacular.views import SpectacularRedocView
 
-from config.health import broker_status, database_status
+from config.health import broker_status, cache_status, database_status
 
 
 @never_cache
@@ -11,11 +11,15 @@ from config.health import broker_status, database_status
 def healthz(request):
     db_ok, db_detail = database_status()
     broker_ok, broker_detail = broker_status()
+    cache_ok, cache_detail = cache_status()
+    # The site serves pages without its cache (config/cache.py), so a cache outage is reported but
+    # does not make the site unhealthy; the database and the broker do.
     healthy = db_ok and broker_ok
     body = {
-        "status": "ok" if healthy else "unavailable",
+        "status": ("ok" if cache_ok else "degraded") if healthy else "unavailable",
         "database": {"ok": db_ok, "detail": db_detail},
         "broker": {"ok": broker_ok, "detail": broker_detail},
+        "cache": {"ok": cache_ok, "detail": cache_detail},
     }
     return JsonResponse(body, status=200 if healthy else 503)
 

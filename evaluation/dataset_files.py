@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from evaluation.languages import BY_CODE, BY_NAME, DATASET_FILE_PATTERN, LanguageInfo, dominant_script
+from evaluation.strict_json import CONTROL_CHARACTERS, StrictJSONError, nesting_depth
+from evaluation.strict_json import loads as strict_loads
 
 PERSONA_KEY = "indian_context_persona"
 INSTRUCTION_KEY = "indian_context_instruction"
@@ -47,6 +49,15 @@ ENGLISH = BY_CODE["eng"]
 MAX_DESCRIPTION_LENGTH = 200  # Item.description's column width.
 MAX_ITEM_ID = 2**31 - 1  # The largest value every supported database stores in Item.item_id.
 DEFAULT_MAX_PROBLEMS = 50
+# Limits on what an import reads, so that a hostile or broken file is refused with a message instead
+# of exhausting memory or the parser's recursion: a persona or instruction is a few hundred
+# characters; the full benchmark's largest language file is well under the file limit.
+MAX_TEXT_CHARS = 20_000
+MAX_LINE_BYTES = 1024 * 1024
+MAX_FILE_BYTES = 2 * 1024**3
+MAX_CARD_BYTES = 256 * 1024
+# A record is an object of strings (a CSV column holds one such object): two levels are plenty.
+MAX_RECORD_DEPTH = 4
 
 # The script check reads every row at the start of a file, then every SCRIPT_SAMPLE_EVERY-th row:
 # dominant_script() costs one to two milliseconds a row, which for all 650,000 rows of the full set
@@ -190,7 +201,21 @@ def open_source(folder: Path) -> DatasetSource:
     if not folder.is_dir():
         raise DatasetFileError([Problem(str(folder), None, "no such folder")])
     problems = Problems(cap=10_000)
-    entries = sorted(path for path in folder.iterdir() if path.is_file() and not path.name.startswith("."))
+    entries = []
+    for path in sorted(folder.iterdir()):
+        if path.name.startswith("."):
+            continue
+        if not _inside(path, folder):
+            # A link out of the folder could make the import read any file the process can.
+            problems.add(path.name, None, "is a symbolic link to outside the folder; copy the file in instead")
+            continue
+        if path.is_file():
+            size = path.stat().st_size
+            if size > MAX_FILE_BYTES:
+                problems.add(path.name, None, f"is {size:,} bytes; at most {MAX_FILE_BYTES:,} are accepted")
+                continue
+            entries.append(path)
+    problems.raise_if_any()
     jsonl = [path for path in entries if path.suffix.lower() == ".jsonl"]
     csvs = [path for path in entries if path.suffix.lower() == ".csv" and path.name not in NON_LANGUAGE_CSVS]
     card = read_card(folder / CARD_FILE, problems)
@@ -220,17 +245,28 @@ def open_source(folder: Path) -> DatasetSource:
     return DatasetSource(folder=folder, format=source_format, files=files, card=card)
 
 
+def _inside(path: Path, folder: Path) -> bool:
+    """True when path (a symbolic link followed) stays inside folder."""
+    try:
+        path.resolve().relative_to(folder.resolve())
+    except ValueError:
+        return False
+    return True
+
+
 def read_card(path: Path, problems: Problems) -> dict[str, str]:
     """The optional dataset card: a JSON object whose keys are Dataset card fields."""
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
+        return {}
+    if not _inside(path, path.parent):
+        problems.add(path.name, None, "is a symbolic link to outside the folder; copy the file in instead")
         return {}
     try:
-        card = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as error:
-        problems.add(path.name, None, f"not UTF-8 (invalid byte at offset {error.start})")
-        return {}
-    except json.JSONDecodeError as error:
-        problems.add(path.name, error.lineno, f"invalid JSON: {error.msg} (column {error.colno})")
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_CARD_BYTES + 1)
+        card = strict_loads(raw, max_bytes=MAX_CARD_BYTES, max_depth=MAX_RECORD_DEPTH)
+    except StrictJSONError as error:
+        problems.add(path.name, None, str(error))
         return {}
     if not isinstance(card, dict):
         problems.add(path.name, None, "must hold a JSON object")
@@ -344,6 +380,10 @@ def _text(record: dict, key: str, *, required: bool = True) -> str | Problem:
         return Problem("", None, f"'{key}' is empty")
     if "\x00" in text:
         return Problem("", None, f"'{key}' contains a NUL character")
+    if CONTROL_CHARACTERS.search(text):
+        return Problem("", None, f"'{key}' contains a control character")
+    if len(text) > MAX_TEXT_CHARS:
+        return Problem("", None, f"'{key}' is {len(text):,} characters long; at most {MAX_TEXT_CHARS:,} are accepted")
     return text
 
 
@@ -438,6 +478,17 @@ def _jsonl_dataset_rows(files: list[DataFile], problems: Problems) -> Iterator[I
         problems.warn("no English file (nirdesha_eng_Latn.jsonl): cross-lingual tasks will have no source items")
 
 
+def _strict_record(text: str) -> Any:
+    """One record's JSON, refusing lines too long or nested too deep before json parses them.
+
+    Syntax errors are left to json (JSONDecodeError, with its line and column); control characters
+    are left to _text, which names the field.
+    """
+    if len(text) > MAX_LINE_BYTES or nesting_depth(text, MAX_RECORD_DEPTH) > MAX_RECORD_DEPTH:
+        strict_loads(text, max_bytes=MAX_LINE_BYTES, max_depth=MAX_RECORD_DEPTH, allow_control=True)
+    return json.loads(text)
+
+
 def _jsonl_file_rows(data_file: DataFile, problems: Problems) -> Iterator[ItemRow]:
     name = data_file.name
     code = data_file.language.code
@@ -447,12 +498,15 @@ def _jsonl_file_rows(data_file: DataFile, problems: Problems) -> Iterator[ItemRo
         if not text.strip():
             continue
         try:
-            record = json.loads(text)
+            record = _strict_record(text)
         except json.JSONDecodeError as error:
             if not has_newline:
                 problems.add(name, number, f"invalid JSON: the last line is truncated ({error.msg})")
             else:
                 problems.add(name, number, f"invalid JSON: {error.msg} (column {error.colno})")
+            continue
+        except StrictJSONError as error:
+            problems.add(name, number, str(error))
             continue
         if not isinstance(record, dict):
             problems.add(name, number, f"expected a JSON object, got {type(record).__name__}")
@@ -534,9 +588,11 @@ def _validation_csv_rows(files: list[DataFile], problems: Problems) -> Iterator[
             parsed = []
             for column in ("ENG_indian_context", "indian_context"):
                 try:
-                    parsed.append(json.loads(record.get(column) or ""))
+                    parsed.append(_strict_record(record.get(column) or ""))
                 except json.JSONDecodeError as error:
                     problems.add(name, line, f"invalid JSON in column {column}: {error.msg} (column {error.colno})")
+                except StrictJSONError as error:
+                    problems.add(name, line, f"column {column}: {error}")
             if len(parsed) < 2:
                 continue
             english_record, translation_record = parsed

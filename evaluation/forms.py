@@ -27,7 +27,12 @@ class SubmissionForm(forms.Form):
         required=False,
         help_text="Branch, tag or commit. Empty means the default branch; we pin the commit it points to.",
     )
-    display_name = forms.CharField(label="Display name", max_length=200, required=False)
+    display_name = forms.CharField(
+        label="Display name",
+        max_length=200,
+        required=False,
+        help_text="A suggestion kept with your run; staff set the name the leaderboard shows.",
+    )
     license = forms.CharField(label="Licence", max_length=100, required=False, help_text="Empty: read from the card.")
     parameter_count = forms.IntegerField(
         label="Parameters", required=False, min_value=1, help_text="Empty: counted from the weights."

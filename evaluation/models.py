@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime
 
 from celery import current_app
@@ -235,6 +236,10 @@ class EmbeddingModel(models.Model):
             self.save(update_fields=missing)
 
 
+logger = logging.getLogger(__name__)
+PUBLISH_RETRY_POLICY = {"max_retries": 0, "interval_start": 0, "interval_step": 0, "interval_max": 0}
+
+
 class RunQuerySet(models.QuerySet):
     def on_benchmark(self, dataset: Dataset) -> RunQuerySet:
         """Finished runs of one benchmark version, with their model: the rows of a leaderboard.
@@ -277,11 +282,18 @@ class RunQuerySet(models.QuerySet):
     def running(self) -> RunQuerySet:
         return self.filter(status__in=Run.RUNNING_STATUSES)
 
+    def public(self) -> RunQuerySet:
+        """Runs anyone may see, with their scores and files: finished runs (published results included)."""
+        return self.filter(status=Run.Status.DONE)
+
     def visible_to(self, user) -> RunQuerySet:
-        """Finished and published runs are public; the rest only to their submitter and to staff."""
+        """The one visibility rule of runs and their files, used by every page and the API.
+
+        Public runs to everyone; the rest (queued, running, failed, cancelled) only to their submitter
+        and to staff. Everything else answers 404, so sequential ids reveal nothing."""
         if user.is_authenticated and user.is_staff:
             return self
-        public = Q(origin=Run.Origin.PUBLISHED) | Q(status=Run.Status.DONE)
+        public = Q(status=Run.Status.DONE)
         if user.is_authenticated:
             return self.filter(public | Q(submitted_by=user))
         return self.filter(public)
@@ -299,6 +311,31 @@ class RunQuerySet(models.QuerySet):
     def stalled(self, before: datetime) -> RunQuerySet:
         """Runs a worker holds but has not reported on since `before`: the worker is presumed lost."""
         return self.running().filter(Q(heartbeat_at__lt=before) | Q(heartbeat_at__isnull=True))
+
+    def send_pending(self, pk: int) -> bool:
+        """Send a marked run's next task; True when the broker took it (or nothing was pending).
+
+        The task is sent by its registered name (routes still apply): the tasks module depends on
+        this one, and a model never imports what consumes it. A second message for the same run is
+        harmless: workers take a run by a conditional update of its row.
+        """
+        run = self.filter(pk=pk, enqueue_pending_since__isnull=False).first()
+        if run is None:
+            return True
+        if not run.is_active:
+            # Cancelled (or otherwise over) while it waited: there is nothing to send any more.
+            self.filter(pk=pk).update(enqueue_pending_since=None)
+            return True
+        name = "evaluation.evaluate_run" if run.preflight_passed else "evaluation.preflight_run"
+        try:
+            # One quick attempt: a person may be waiting on the answer, and the sweeper retries later.
+            current_app.send_task(name, args=[pk], retry=True, retry_policy=PUBLISH_RETRY_POLICY)
+        except Exception as exc:  # kombu raises several types for an unreachable broker; all mean "later".
+            logger.warning("Run %s: the broker did not take its task (%s); it stays pending", pk, type(exc).__name__)
+            return False
+        # Cleared only if nobody marked it again meanwhile (a re-queue would have a newer mark).
+        self.filter(pk=pk, enqueue_pending_since=run.enqueue_pending_since).update(enqueue_pending_since=None)
+        return True
 
     def claim_for_preflight(self, pk: int, token: str) -> Run | None:
         """Take a queued run for its pre-flight checks; None when another worker has it or it is over."""
@@ -388,6 +425,9 @@ class Run(models.Model):
     attempts = models.PositiveIntegerField(default=0)
     worker = models.CharField(max_length=200, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
+    # The transactional outbox (evaluation/outbox.py): set in the transaction that queues the run,
+    # cleared once the broker has taken its task. A run still marked is sent again by the sweeper.
+    enqueue_pending_since = models.DateTimeField(null=True, blank=True, db_index=True)
 
     submitted_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
@@ -510,6 +550,9 @@ class Run(models.Model):
             run.save()
             run.enqueue()
         self.refresh_from_db()
+        # Whether the broker took the task after commit (see evaluation/outbox.py); the caller says
+        # so when it did not, and the sweeper sends it later.
+        self.publish_failed = getattr(run, "publish_failed", False)
         return True
 
     def pin(self, commit: str) -> None:
@@ -534,14 +577,23 @@ class Run(models.Model):
         self.resolved_commit, self.engine_version = commit, ENGINE_VERSION
 
     def enqueue(self) -> None:
-        """Send the run's next task once the current transaction commits.
+        """Mark the run for sending in the current transaction; its task is published after commit.
 
-        The task is sent by its registered name rather than imported: the tasks module depends on
-        this one (through the worker), and a model never imports what consumes it.
+        The transactional outbox: the mark (enqueue_pending_since) commits with the run, and is
+        cleared only once the broker has taken the task (send_pending). A mark left by a broker outage
+        is sent again by the sweeper (evaluation/outbox.py). `publish_failed` tells the caller, after
+        the commit, that the broker did not take it.
         """
-        name = "evaluation.evaluate_run" if self.preflight_passed else "evaluation.preflight_run"
+        now = timezone.now()
+        Run.objects.filter(pk=self.pk).update(enqueue_pending_since=now)
+        self.enqueue_pending_since = now
+        self.publish_failed = False
         pk = self.pk
-        transaction.on_commit(lambda: current_app.send_task(name, args=[pk]))
+
+        def after_commit() -> None:
+            self.publish_failed = not Run.objects.send_pending(pk)
+
+        transaction.on_commit(after_commit, robust=True)
 
     # Writes made by the worker that holds the run. Each is conditional on the worker's claim
     # token, so a worker presumed lost (and replaced) can no longer change the row.

@@ -95,10 +95,19 @@ def _first_line(exc: BaseException) -> str:
 # Local folders -------------------------------------------------------------------------------
 
 
+# A model folder holds a few dozen files; walking far more than this means it is not one (e.g. "/").
+MAX_LOCAL_FILES = 5000
+
+
 def local_files(folder: Path) -> dict[str, int]:
     """Relative path → size of every regular file in a model folder, hidden folders (.git, .cache) left out."""
+    paths: list[Path] = []
+    for path in folder.rglob("*"):
+        paths.append(path)
+        if len(paths) > MAX_LOCAL_FILES:
+            raise ModelNotFoundError(f"{folder} holds more than {MAX_LOCAL_FILES} files; it is not a model folder.")
     files: dict[str, int] = {}
-    for path in sorted(folder.rglob("*")):
+    for path in sorted(paths):
         relative = path.relative_to(folder)
         if any(part.startswith(".") for part in relative.parts) or not path.is_file():
             continue
@@ -169,6 +178,11 @@ def inspect_local_folder(name: str) -> ModelCheck:
     folder = Path(name)
     if not folder.is_dir():
         raise ModelNotFoundError(f"There is no model folder at {name}: the path does not exist on this machine.")
+    # Checked before any walk of the folder, so that "/" or a home folder is refused at once.
+    if not ((folder / "config.json").is_file() or (folder / "modules.json").is_file()):
+        raise ModelLoadError(
+            f"There is no config.json or modules.json in {name}, so this is not a transformers model folder."
+        )
     files = local_files(folder)
     config = read_json(folder / "config.json") or {}
     modules = read_json(folder / "modules.json")

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from evaluation.engine.errors import HubUnreachableError, ModelNotFoundError, SubmitterError
 from evaluation.models import Dataset, EmbeddingModel, Run
+from evaluation.outbox import BrokerUnavailable
 from evaluation.preflight import (
     InvalidModelReference,
     ModelCheck,
@@ -103,6 +104,22 @@ def check_model(user, model: str, revision: str = "") -> ModelCheck:
     return check
 
 
+def trusted_description(user, submission: Submission, check: ModelCheck) -> dict:
+    """What a submission may write on the shared EmbeddingModel row, which every page shows.
+
+    A model's name, licence and size on the leaderboard come from staff or from the model's own files
+    (the Hub's metadata, read by the checks); a signed-in person's free text is kept on their run
+    only (details["submission"]), so that the first to submit a Hub model cannot name it for everyone.
+    """
+    if user.is_staff:
+        return {
+            "display_name": submission.display_name,
+            "license": submission.license or check.license,
+            "parameter_count": submission.parameter_count or check.parameter_count,
+        }
+    return {"display_name": "", "license": check.license, "parameter_count": check.parameter_count}
+
+
 def _quota_refusal() -> SubmissionRefused:
     return SubmissionRefused(
         f"You have used your {settings.SUBMISSION_DAILY_QUOTA} submissions for the last 24 hours; "
@@ -145,11 +162,7 @@ def submit(user, submission: Submission) -> Run:
             _lock_submitter(user)
             if submissions_left(user) <= 0:
                 raise _quota_refusal()
-            described = {
-                "display_name": submission.display_name,
-                "license": submission.license or check.license,
-                "parameter_count": submission.parameter_count or check.parameter_count,
-            }
+            described = trusted_description(user, submission, check)
             # A later submission may only add the declaration, never withdraw an earlier one.
             if submission.trained_on_nirdesha:
                 described["trained_on_nirdesha"] = True
@@ -184,4 +197,7 @@ def submit(user, submission: Submission) -> Run:
         if duplicate is None:
             raise
         raise _duplicate_refusal(duplicate) from None
+    if getattr(run, "publish_failed", False):
+        # The run is recorded and marked; the sweeper sends it when the broker is back.
+        raise BrokerUnavailable(run)
     return run

@@ -10,7 +10,7 @@ from celery import chord, shared_task
 from django.conf import settings
 from django.db import transaction
 
-from evaluation import worker
+from evaluation import outbox, worker
 
 # Messages are acknowledged only after the task ends, and a worker that dies mid-task gives its
 # message back to the broker; the run row's claim (worker.py) keeps a redelivered task from
@@ -51,7 +51,8 @@ def dispatch_evaluation(run_id: int) -> None:
     and only scores, with the claim, retries and messages of an ordinary run.
     """
     if not settings.EVALUATION_SPLIT_ENCODING:
-        evaluate_run.delay_on_commit(run_id)
+        # Through the outbox: if the broker is unreachable now, the sweeper sends it later.
+        outbox.enqueue_by_id(run_id)
         return
     from evaluation.models import Run
     from evaluation.services import run_languages
@@ -86,4 +87,7 @@ def encode_run_language(self, run_id: int, language: str) -> str:
 
 @shared_task(name="evaluation.sweep_stalled_runs", **RELIABLE)
 def sweep_stalled_runs() -> list[int]:
-    return worker.sweep_stalled_runs()
+    requeued = worker.sweep_stalled_runs()
+    # Runs recorded while the broker was down are sent now that it answers (evaluation/outbox.py).
+    outbox.publish_pending()
+    return requeued

@@ -18,7 +18,15 @@ from django.views.decorators.http import require_POST
 from evaluation.api.serializers import RunStatusSerializer
 from evaluation.forms import SubmissionForm
 from evaluation.models import Dataset, Run
+from evaluation.outbox import BrokerUnavailable
+from evaluation.ratelimits import check_submission_rate
+from evaluation.redaction import public_log
 from evaluation.submissions import SubmissionRefused, submissions_left, submit
+
+QUEUE_DOWN_MESSAGE = (
+    "Run {pk} is recorded, but the job queue cannot be reached right now. It will start on its own when the "
+    "queue is back; there is no need to submit again."
+)
 
 
 def _get_run_for_viewer(request: HttpRequest, run_id: int) -> Run:
@@ -57,12 +65,35 @@ def _login_to_submit(view: Callable[..., HttpResponse]) -> Callable[..., HttpRes
 def submit_model(request: HttpRequest) -> HttpResponse:
     form = SubmissionForm(request.POST or None, user=request.user)
     refusal = None
-    if request.method == "POST" and form.is_valid():
+    if request.method == "POST":
+        # Every attempt counts, well-formed or not.
+        try:
+            check_submission_rate(request)
+        except SubmissionRefused as exc:
+            refusal = exc
+    if refusal is not None:
+        form.is_valid()
+        form.add_error(None, refusal.message)
+    elif request.method == "POST" and form.is_valid():
         try:
             run = submit(request.user, form.to_submission())
         except SubmissionRefused as exc:
             refusal = exc
             form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+        except BrokerUnavailable as pending:
+            # 503 with the run's id and link: it is recorded and starts when the queue is back.
+            run = pending.args[0]
+            form.add_error(None, QUEUE_DOWN_MESSAGE.format(pk=run.pk))
+            refusal = SubmissionRefused(QUEUE_DOWN_MESSAGE, code="queue_unavailable", field=None, run=run)
+            context = {
+                "form": form,
+                "refusal": refusal,
+                "limits": _limits(request.user),
+                "versions": Dataset.objects.for_submit_page(),
+            }
+            response = render(request, "evaluation/submit.html", context, status=503)
+            response["Retry-After"] = "60"
+            return response
         else:
             messages.success(request, f"Submitted. Run {run.pk} is queued; this page follows it live.")
             return redirect(run)
@@ -72,7 +103,8 @@ def submit_model(request: HttpRequest) -> HttpResponse:
         "limits": _limits(request.user),
         "versions": Dataset.objects.for_submit_page(),
     }
-    return render(request, "evaluation/submit.html", context)
+    status = 429 if refusal is not None and refusal.code in ("rate_limited", "quota") else 200
+    return render(request, "evaluation/submit.html", context, status=status)
 
 
 def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
@@ -80,7 +112,8 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     # The scores themselves are on the leaderboard's results page, which this page links to.
     context = {
         "run": run,
-        "status": RunStatusSerializer(run).data,
+        "status": RunStatusSerializer(run, context={"staff": request.user.is_staff}).data,
+        "log_tail": run.log_tail if request.user.is_staff else public_log(run.log_tail),
         "coverage": [
             {**figures, "script": script, "unknown_percent": 100 * figures.get("unk_rate", 0)}
             for script, figures in sorted(run.details.get("tokenizer_coverage", {}).items())
@@ -95,7 +128,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
 def run_status(request: HttpRequest, run_id: int) -> JsonResponse:
     """The small JSON document the run page polls every two seconds."""
     run = _get_run_for_viewer(request, run_id)
-    response = JsonResponse(RunStatusSerializer(run).data)
+    response = JsonResponse(RunStatusSerializer(run, context={"staff": request.user.is_staff}).data)
     response["Cache-Control"] = "no-store"
     return response
 
@@ -130,7 +163,9 @@ def requeue_run(request: HttpRequest, run_id: int) -> HttpResponse:
     except IntegrityError:
         messages.error(request, "Another live run of this model commit exists; it was not re-queued.")
     else:
-        if requeued:
+        if requeued and getattr(run, "publish_failed", False):
+            messages.warning(request, QUEUE_DOWN_MESSAGE.format(pk=run.pk))
+        elif requeued:
             messages.success(request, "The run is back in the queue.")
         else:
             messages.error(request, "Only failed or cancelled runs can be re-queued.")

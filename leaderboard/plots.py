@@ -15,6 +15,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from evaluation.published import CATALOGUE
+from evaluation.safe_text import plain_figure, plain_label
 
 # One colour per model, the same in every chart. Paul Tol's colour-blind-safe "muted" scheme (nine
 # colours) followed by three Okabe–Ito colours and a grey, all distinguishable with the common
@@ -65,8 +66,9 @@ BASE_LAYOUT = {
 
 
 def _as_dict(figure: go.Figure) -> dict:
-    # A JSON round trip turns numpy arrays and plotly's typed arrays into plain lists.
-    return json.loads(figure.to_json(engine="json"))
+    # A JSON round trip turns numpy arrays and plotly's typed arrays into plain lists; every label is
+    # then made plain text, since Plotly renders HTML (links included) in labels.
+    return plain_figure(json.loads(figure.to_json(engine="json")))
 
 
 def _pct(value: float | None) -> float | None:
@@ -177,7 +179,9 @@ def reliability_diagram(curves: Mapping[str, Sequence[Mapping]], *, title: str) 
                 marker={"size": [6 + 14 * (b["count"] / largest) ** 0.5 for b in used]},
                 line={"color": CURVE_COLOURS[position % len(CURVE_COLOURS)]},
                 customdata=[b["count"] for b in used],
-                hovertemplate="mean p %{x:.2f}, observed %{y:.2f}, n=%{customdata}<extra>" + name + "</extra>",
+                hovertemplate="mean p %{x:.2f}, observed %{y:.2f}, n=%{customdata}<extra>"
+                + plain_label(name)
+                + "</extra>",
             )
         )
     figure.update_layout(
@@ -215,7 +219,7 @@ def per_metric_bars(axes: Sequence[str], series: Mapping[str, Sequence[float | N
                     marker_color=model_colour(name),
                     showlegend=column == 1,
                     legendgroup=name,
-                    hovertemplate=f"{name}: %{{y:.1f}}%<extra></extra>",
+                    hovertemplate=f"{plain_label(name)}: %{{y:.1f}}%<extra></extra>",
                 ),
                 row=1,
                 col=column,

@@ -9,8 +9,6 @@ pending message the complete page is the same for everyone and is cached as a wh
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
 from collections.abc import Callable
@@ -24,6 +22,7 @@ from django.shortcuts import render
 from django.template.loader import render_to_string
 
 from evaluation.engine.registry import METRICS
+from evaluation.safe_text import csv_text
 from leaderboard.cache import generation_key
 from leaderboard.pages import FILTER_PARAMS, ExportTable, Page
 
@@ -33,9 +32,32 @@ EXPORT_FORMATS = ("csv", "json")
 FRAGMENT_HEADER = "X-Page-Fragment"
 
 
-def canonical_query(request: HttpRequest) -> str:
-    """The query string with parameters in a fixed order, so equivalent URLs share a cache entry."""
-    items = sorted((key, value) for key in request.GET for value in request.GET.getlist(key))
+# The parameters public pages read (the filter form's, leaderboard/pages.py FILTER_PARAMS, and the
+# views' own). Anything else is dropped before the page is built and before the cache key is made, so
+# made-up parameters neither change a page nor fill the cache with copies of it.
+PAGE_PARAMETERS = frozenset(FILTER_PARAMS) | frozenset(
+    {"dataset", "languages", "script", "family", "pairs", "sort", "origin", "kind", "size", "run", "runs"}
+    | {"task", "metric", "format", "table"}
+)
+MAX_VALUES_PER_PARAMETER = 20
+MAX_VALUE_LENGTH = 200
+
+
+def known_parameters(params: QueryDict, allowed: frozenset[str] = PAGE_PARAMETERS) -> QueryDict:
+    """Only the allowed parameters (in the order given), each value once, overlong values dropped."""
+    kept = QueryDict(mutable=True)
+    for key in [key for key in params if key in allowed]:
+        values = list(dict.fromkeys(value for value in params.getlist(key) if len(value) <= MAX_VALUE_LENGTH))
+        if values:
+            kept.setlist(key, values[:MAX_VALUES_PER_PARAMETER])
+    kept._mutable = False
+    return kept
+
+
+def canonical_query(request: HttpRequest, allowed: frozenset[str] = PAGE_PARAMETERS) -> str:
+    """The known parameters in a fixed order, so equivalent URLs share a cache entry."""
+    kept = known_parameters(request.GET, allowed)
+    items = sorted((key, value) for key in kept for value in kept.getlist(key))
     # Percent-encoded, so that free text (the model search) makes a valid key for every cache backend.
     return "&".join(f"{quote(key, safe='')}={quote(value, safe='')}" for key, value in items)
 
@@ -117,15 +139,13 @@ def _export(page: Page, fmt: str, table_name: str | None, filename: str, params=
         }
         return {"kind": "json", "body": json.dumps(body, ensure_ascii=False, default=str)}
     name = table_name if table_name in page.tables else next(iter(page.tables), None)
-    buffer = io.StringIO()
+    body = ""
     if name is not None:
-        headers, rows = with_page_units(page.tables[name])
-        writer = csv.writer(buffer)
-        writer.writerow(headers)
-        writer.writerows(["" if value is None else value for value in row] for row in rows)
+        # Formula-safe cells: a display name such as =HYPERLINK(...) is shown as text by spreadsheets.
+        body = csv_text(*with_page_units(page.tables[name]))
     return {
         "kind": "csv",
-        "body": buffer.getvalue(),
+        "body": body,
         "filename": export_filename(page, filename, name or "", params if params is not None else QueryDict()),
     }
 
@@ -136,6 +156,9 @@ def _is_anonymous_without_messages(request: HttpRequest) -> bool:
 
 
 def public_page(request: HttpRequest, name: str, template: str, build: Callable[[], Page]) -> HttpResponse:
+    # The page is built from the same parameters its cache key is made of (the builders read
+    # request.GET), so a cached entry is always the page its key names.
+    request.GET = known_parameters(request.GET)
     fmt = request.GET.get("format", "")
     fmt = fmt if fmt in EXPORT_FORMATS else "html"
     query = canonical_query(request)

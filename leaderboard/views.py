@@ -53,13 +53,15 @@ def compare(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
+    # Visibility is decided before the cache is read: a cached page of a private run is never served.
+    get_object_or_404(Run.objects.visible_to(request.user), pk=run_id)
     return public_page(request, f"run-{run_id}", "leaderboard/run_detail.html", lambda: pages.run_page(run_id))
 
 
 @require_GET
 def run_artefact(request: HttpRequest, run_id: int, name: str) -> FileResponse:
     """A file the run listed in its details; only listed files can be fetched, by their name."""
-    run = get_object_or_404(Run, pk=run_id)
+    run = get_object_or_404(Run.objects.visible_to(request.user), pk=run_id)
     path = pages.artefacts(run).get(name)
     if path is None or not default_storage.exists(path):
         raise Http404("No such artefact for this run")

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import dj_database_url
 
+from config.cache import redis_cache
 from config.settings.env import env_bool, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -43,9 +44,11 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "config.middleware.RefuseControlCharactersMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -128,7 +131,8 @@ PAIR_SET_DIR = Path(env_str("PAIR_SET_DIR", str(VAR_DIR / "pair-sets")))
 # a file cache so that the worker's bump after an evaluation reaches the web process too.
 REDIS_CACHE_URL = env_str("CACHE_URL") or env_str("REDIS_URL")
 if REDIS_CACHE_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_CACHE_URL}}
+    # A Redis outage is logged and served uncached (config/cache.py), never answered with a 500.
+    CACHES = {"default": redis_cache(REDIS_CACHE_URL)}
 else:
     CACHES = {
         "default": {
@@ -136,6 +140,9 @@ else:
             "LOCATION": str(VAR_DIR / "cache"),
         }
     }
+# Sessions live in the database, never in the cache: a cache outage must not log anyone out or
+# break log-in.
+SESSION_ENGINE = "django.contrib.sessions.backends.db"
 PUBLIC_PAGE_CACHE_SECONDS = env_int("PUBLIC_PAGE_CACHE_SECONDS", 3600)
 
 # Celery. With no broker configured, kombu's filesystem transport carries messages between the
@@ -199,13 +206,22 @@ HF_ENDPOINT = env_str("HF_ENDPOINT", "https://huggingface.co")
 HF_HUB_TIMEOUT_SECONDS = env_int("HF_HUB_TIMEOUT_SECONDS", 10)
 
 REST_FRAMEWORK = {
+    # Token first: DRF answers a missing or bad credential with the first class's challenge, so API
+    # clients get 401 with `WWW-Authenticate: Token` instead of a bare 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    # Strict JSON (size, depth, no control characters); forms for the browsable API.
+    "DEFAULT_PARSER_CLASSES": [
+        "config.parsers.StrictJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    # Every list is paged, at most MAX_PAGE_SIZE rows a page however large `?limit=` is.
+    "DEFAULT_PAGINATION_CLASS": "config.pagination.CappedLimitOffsetPagination",
     "PAGE_SIZE": 100,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }
@@ -248,10 +264,17 @@ ANNOTATION_LEASE_SECONDS = env_int("ANNOTATION_LEASE_SECONDS", 30 * 60)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 2 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = env_int("FILE_UPLOAD_MAX_MEMORY_SIZE", 2 * 1024 * 1024)
 
+# API request bodies: bytes and nesting depth of the JSON accepted.
+API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 64 * 1024)
+API_MAX_JSON_DEPTH = env_int("API_MAX_JSON_DEPTH", 16)
+
 # Submission limits, shown to users on the submit page.
 SUBMISSION_MAX_MODEL_BYTES = env_int("SUBMISSION_MAX_MODEL_BYTES", 5 * 1024**3)
 SUBMISSION_DAILY_QUOTA = env_int("SUBMISSION_DAILY_QUOTA", 5)
 SUBMISSION_MAX_RUN_SECONDS = CELERY_TASK_SOFT_TIME_LIMIT
+# Submission attempts (refused ones included) per hour, per person and per client address.
+SUBMISSION_RATE_PER_USER = env_int("SUBMISSION_RATE_PER_USER", 20)
+SUBMISSION_RATE_PER_IP = env_int("SUBMISSION_RATE_PER_IP", 30)
 
 LOGGING = {
     "version": 1,

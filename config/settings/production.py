@@ -2,17 +2,25 @@
 
 from django.core.exceptions import ImproperlyConfigured
 
+from config.cache import redis_cache
 from config.settings.base import *  # noqa: F403
 from config.settings.base import DATABASES
 from config.settings.env import env_bool, env_int, env_list, env_required, env_str
 
 DEBUG = False
+# Words of the placeholders in .env.example and of the development default: a deploy that kept one
+# of them would run with a secret everyone can read.
+PLACEHOLDER_MARKERS = ("change-me", "changeme", "insecure", "do-not-deploy", "example")
 SECRET_KEY = env_required("SECRET_KEY")
-if len(SECRET_KEY) < 50 or SECRET_KEY.startswith("insecure"):
-    raise ImproperlyConfigured("SECRET_KEY must be a random string of at least 50 characters.")
+if len(SECRET_KEY) < 50 or any(marker in SECRET_KEY.lower() for marker in PLACEHOLDER_MARKERS):
+    raise ImproperlyConfigured(
+        "SECRET_KEY must be a random string of at least 50 characters, not a placeholder from .env.example."
+    )
 env_required("DATABASE_URL")
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     raise ImproperlyConfigured("Production needs a real database: DATABASE_URL must point at PostgreSQL.")
+if any(marker in (DATABASES["default"].get("PASSWORD") or "").lower() for marker in PLACEHOLDER_MARKERS):
+    raise ImproperlyConfigured("The database password is a placeholder from .env.example; set a real one.")
 CELERY_BROKER_URL = env_required("CELERY_BROKER_URL")
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 6 * 3600)}
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", CELERY_BROKER_URL)
@@ -20,7 +28,7 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS")
 if not ALLOWED_HOSTS:
     raise ImproperlyConfigured("ALLOWED_HOSTS must list the host names the site answers to.")
 
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": env_required("REDIS_URL")}}
+CACHES = {"default": redis_cache(env_required("REDIS_URL"))}
 
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)

@@ -7,6 +7,7 @@ from rest_framework import serializers
 from evaluation.engine.results import Details
 from evaluation.models import Dataset, Run, Score
 from evaluation.preflight import InvalidModelReference, validate_reference
+from evaluation.redaction import public_log
 from evaluation.submissions import Submission
 
 
@@ -29,6 +30,17 @@ class RunStatusSerializer(serializers.ModelSerializer):
     queue_position = serializers.IntegerField(allow_null=True)
     is_terminal = serializers.BooleanField()
     url = serializers.CharField(source="get_absolute_url")
+
+    def to_representation(self, instance: Run) -> dict:
+        data = super().to_representation(instance)
+        # Worker host names, process ids and server paths are for staff only (evaluation/redaction.py).
+        request = self.context.get("request")
+        staff = self.context.get("staff", bool(request and request.user.is_staff))
+        if not staff:
+            for name in ("log_tail", "message"):
+                if name in data:
+                    data[name] = public_log(data[name])
+        return data
 
     class Meta:
         model = Run

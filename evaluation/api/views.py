@@ -12,6 +12,8 @@ from rest_framework.response import Response
 
 from evaluation.api.serializers import RunStatusSerializer, SubmissionCreateSerializer, SubmissionDetailSerializer
 from evaluation.models import Run
+from evaluation.outbox import BrokerUnavailable
+from evaluation.ratelimits import check_submission_rate
 from evaluation.submissions import SubmissionRefused, submit
 
 # How each refusal reads in HTTP: the same rules as the form, with a status a client can act on.
@@ -23,8 +25,27 @@ REFUSAL_STATUS = {
     "forbidden": status.HTTP_403_FORBIDDEN,
     "duplicate": status.HTTP_409_CONFLICT,
     "quota": status.HTTP_429_TOO_MANY_REQUESTS,
+    "rate_limited": status.HTTP_429_TOO_MANY_REQUESTS,
     "hub_unreachable": status.HTTP_503_SERVICE_UNAVAILABLE,
 }
+
+
+# Seconds a client should wait before looking again when the queue was unreachable (the sweeper runs
+# every RUN_SWEEP_INTERVAL_SECONDS and sends what is pending once the broker answers).
+QUEUE_RETRY_AFTER = 60
+
+
+def queue_unavailable_response(run: Run) -> Response:
+    """503 for a run that is recorded but whose task the broker did not take yet: it is not lost."""
+    body = {
+        "detail": (
+            f"Run {run.pk} is recorded, but the job queue cannot be reached right now. It will start on its own "
+            "when the queue is back; do not submit again. Follow it at its URL."
+        ),
+        "code": "queue_unavailable",
+        "run": {"id": run.pk, "url": run.get_absolute_url(), "status": run.status},
+    }
+    return Response(body, status=status.HTTP_503_SERVICE_UNAVAILABLE, headers={"Retry-After": str(QUEUE_RETRY_AFTER)})
 
 
 def refusal_response(refusal: SubmissionRefused) -> Response:
@@ -62,16 +83,25 @@ class SubmissionViewSet(
             400: OpenApiResponse(description="Malformed or unknown model, revision, or model we cannot run."),
             409: OpenApiResponse(description="A live run of this exact model commit exists (its id is given)."),
             429: OpenApiResponse(description="Over the daily submission quota."),
-            503: OpenApiResponse(description="The Hugging Face Hub cannot be reached; try later."),
+            503: OpenApiResponse(
+                description="The Hub cannot be reached (nothing recorded), or the job queue cannot be reached: "
+                "then the run is recorded, its id is given, and it starts when the queue is back."
+            ),
         },
     )
     def create(self, request: Request, *args, **kwargs) -> Response:
+        try:
+            check_submission_rate(request)
+        except SubmissionRefused as refusal:
+            return refusal_response(refusal)
         serializer = SubmissionCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         try:
             run = submit(request.user, serializer.to_submission())
         except SubmissionRefused as refusal:
             return refusal_response(refusal)
+        except BrokerUnavailable as pending:
+            return queue_unavailable_response(pending.args[0])
         data = SubmissionDetailSerializer(run).data
         return Response(data, status=status.HTTP_201_CREATED, headers={"Location": data["url"]})
 
@@ -81,7 +111,7 @@ class SubmissionViewSet(
         run = self.get_object()
         if not run.cancel():
             return Response({"detail": "This run is already over."}, status=status.HTTP_409_CONFLICT)
-        return Response(RunStatusSerializer(run).data)
+        return Response(RunStatusSerializer(run, context={"request": request}).data)
 
     @extend_schema(request=None, responses={200: RunStatusSerializer, 409: OpenApiResponse(description="Refused.")})
     @action(detail=True, methods=["post"], permission_classes=[IsAdminUser])
@@ -97,4 +127,6 @@ class SubmissionViewSet(
             return Response(
                 {"detail": "Only failed or cancelled runs can be re-queued."}, status=status.HTTP_409_CONFLICT
             )
-        return Response(RunStatusSerializer(run).data)
+        if getattr(run, "publish_failed", False):
+            return queue_unavailable_response(run)
+        return Response(RunStatusSerializer(run, context={"request": request}).data)

@@ -30,7 +30,7 @@ from leaderboard.api.serializers import (
 )
 from leaderboard.cache import generation_key
 from leaderboard.pages import overview_page
-from leaderboard.responses import canonical_query
+from leaderboard.responses import canonical_query, known_parameters
 
 
 def cached_json(request: Request, key: str, compute: Callable[[], Response | object]) -> HttpResponseBase:
@@ -53,12 +53,20 @@ def cached_json(request: Request, key: str, compute: Callable[[], Response | obj
     return Response(json.loads(body))
 
 
+API_PARAMETERS = frozenset({"limit", "offset", "format"})
+
+
 class CachedReadMixin:
     """Serve list and detail responses from the cache, under the generation of the public pages.
 
     The read API shows the same public data as the pages, whoever asks, so a response is stored per
     host (pagination links are absolute), path and query string until the next import or finished run.
     """
+
+    def _known(self) -> frozenset[str]:
+        filterset = getattr(self, "filterset_class", None)
+        names = set(filterset.base_filters) if filterset else set(getattr(self, "filterset_fields", []))
+        return API_PARAMETERS | names
 
     def list(self, request: Request, *args, **kwargs) -> HttpResponseBase:
         return self._cached(request, lambda: super(CachedReadMixin, self).list(request, *args, **kwargs))
@@ -67,7 +75,8 @@ class CachedReadMixin:
         return self._cached(request, lambda: super(CachedReadMixin, self).retrieve(request, *args, **kwargs))
 
     def _cached(self, request: Request, compute) -> HttpResponseBase:
-        key = generation_key("api", request.get_host(), request.path, canonical_query(request._request))
+        # Only parameters the view reads make the key (unknown ones do not change the answer).
+        key = generation_key("api", request.get_host(), request.path, canonical_query(request._request, self._known()))
         return cached_json(request, key, compute)
 
 
@@ -78,7 +87,7 @@ class EmbeddingModelViewSet(CachedReadMixin, viewsets.ReadOnlyModelViewSet):
     filterset_fields = ["kind"]
 
     def get_queryset(self):
-        return EmbeddingModel.objects.filter(runs__status=Run.Status.DONE).distinct().order_by("pk")
+        return EmbeddingModel.objects.filter(runs__in=Run.objects.public()).distinct().order_by("pk")
 
 
 class RunViewSet(CachedReadMixin, viewsets.ReadOnlyModelViewSet):
@@ -87,7 +96,8 @@ class RunViewSet(CachedReadMixin, viewsets.ReadOnlyModelViewSet):
     filterset_class = RunFilter
 
     def get_queryset(self):
-        return Run.objects.finished().select_related("model", "dataset").order_by("pk")
+        # The public rule of Run.objects.visible_to: the same answer for everyone, so it can be cached.
+        return Run.objects.public().select_related("model", "dataset").order_by("pk")
 
     def get_serializer_class(self):
         return RunDetailSerializer if self.action == "retrieve" else RunSerializer
@@ -103,7 +113,7 @@ class ScoreViewSet(CachedReadMixin, viewsets.ReadOnlyModelViewSet):
     filterset_class = ScoreFilter
 
     def get_queryset(self):
-        return Score.objects.filter(run__status=Run.Status.DONE).select_related("run__model").order_by("pk")
+        return Score.objects.filter(run__in=Run.objects.public()).select_related("run__model").order_by("pk")
 
 
 LEADERBOARD_PARAMETERS = [
@@ -132,7 +142,8 @@ class LeaderboardViewSet(viewsets.ViewSet):
 
     @staticmethod
     def table(request: Request) -> dict:
-        page = overview_page(request.query_params)
+        # Built from the parameters its cache key is made of.
+        page = overview_page(known_parameters(request.query_params))
         table = page.tables["overview"]
         context = page.context
         return {

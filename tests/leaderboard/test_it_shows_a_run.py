@@ -12,6 +12,7 @@ from django.urls import reverse
 from evaluation.models import Run
 from tests.factories import make_dataset, make_run
 from tests.leaderboard.html import tables
+from tests.people import make_admin
 
 pytestmark = pytest.mark.django_db
 
@@ -75,6 +76,8 @@ def test_it_describes_a_published_run(client, published):
 
 def test_it_points_to_the_progress_of_an_unfinished_run(client):
     run = make_run(make_dataset(), "org/slow", status=Run.Status.ENCODING, tasks=())
+    # An unfinished run is not public: staff (or its submitter) follow it.
+    client.force_login(make_admin())
     page = client.get(reverse("leaderboard:run_detail", args=[run.pk])).content.decode()
     assert "Encoding" in page and reverse("evaluation:run_detail", args=[run.pk]) in page
     assert client.get(reverse("leaderboard:run_detail", args=[999999])).status_code == 404

@@ -46,10 +46,13 @@ def test_it_follows_a_submitted_run_until_it_is_done(page, live_server, dataset,
     )
     with running_worker(queues="preflight,gpu"):
         page.wait_for_function(
-            "document.getElementById('run-status').textContent !== 'Queued'", timeout=120_000, polling=200
+            # A function, not a bare expression: the page's CSP forbids evaluating strings.
+            "() => document.getElementById('run-status').textContent !== 'Queued'",
+            timeout=120_000,
+            polling=200,
         )
         page.wait_for_function(
-            "['Done', 'Failed'].includes(document.getElementById('run-status').textContent)",
+            "() => ['Done', 'Failed'].includes(document.getElementById('run-status').textContent)",
             timeout=240_000,
             polling=200,
         )

@@ -90,4 +90,7 @@ def test_it_shows_tokenizer_coverage_and_attempts(client, dataset):
     client.force_login(researcher)
     page = client.get(page_url(run)).content.decode()
     assert "<td>Deva</td><td>hin, mar</td><td>12</td><td>2.46</td><td>1.2%</td>" in page
-    assert "<td>1</td><td>w1</td><td>32</td><td>lost</td>" in page
+    # The worker's name (a host) is for staff only.
+    assert "<td>1</td><td>32</td><td>lost</td>" in page and "w1" not in page
+    client.force_login(make_admin())
+    assert "<td>1</td><td>w1</td><td>32</td><td>lost</td>" in client.get(page_url(run)).content.decode()

@@ -1,0 +1,8 @@
+from django.urls import path
+
+from accounts import views
+
+app_name = "accounts"
+urlpatterns = [
+    path("api-token/", views.api_token, name="api_token"),
+]
