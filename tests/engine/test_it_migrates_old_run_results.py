@@ -9,7 +9,7 @@ from evaluation.engine.results import Details
 from leaderboard.pages import reliability_curves
 from tests.factories import make_dataset, make_run
 
-migration = importlib.import_module("evaluation.migrations.0006_run_results_schema_1")
+migration = importlib.import_module("evaluation.migrations.0005_run_results_schema_1")
 BINS = [{"count": 3, "mean_p": 0.2, "mean_y": 0.1}]
 FULL_BINS = [{"lower": 0.0, "upper": 1.0, "count": 3, "mean_p": 0.2, "mean_y": 0.1}]
 

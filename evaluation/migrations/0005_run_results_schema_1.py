@@ -95,6 +95,6 @@ def forwards(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("evaluation", "0005_score_task_choices_from_registry")]
+    dependencies = [("evaluation", "0004_score_task_choices_from_registry")]
 
     operations = [migrations.RunPython(forwards, migrations.RunPython.noop)]
