@@ -64,9 +64,9 @@ def main() -> int:
     from rest_framework.test import APIClient
 
     from evaluation.models import Run
+    from tests.fakes.models import build_tiny_model
     from tests.people import make_user
     from tests.submissions.data import demo_dataset
-    from tests.submissions.tiny_model import build_tiny_model
     from tests.workers import database_url_for_test_db, running_worker
 
     setup_test_environment()
