@@ -32,7 +32,7 @@ import numpy as np
 
 from evaluation.engine import DEFAULT_SEED, ENGINE_VERSION, bootstrap
 from evaluation.engine.backends import Backend, EncodeStats, TextSet
-from evaluation.engine.classification import T4_METRICS, evaluate_pair_set
+from evaluation.engine.classification import ECE_INTERVAL, T4_METRICS, evaluate_pair_set
 from evaluation.engine.diagnostics import MULTI_METRICS, multi_reference_per_query, script_aggregates
 from evaluation.engine.errors import DatasetError
 from evaluation.engine.metrics import RETRIEVAL_METRICS, per_query_retrieval
@@ -496,7 +496,7 @@ def evaluate(
             "resamples": n_resamples,
             "confidence": bootstrap.CONFIDENCE,
             "unit": "query (item); T4: test item with its three pairs",
-            "interval": "percentile; ECE metrics: percentile shifted by the bootstrap bias estimate",
+            "interval": f"percentile; ECE metrics: {ECE_INTERVAL}",
         },
         "dataset": {
             "name": corpus.name,
