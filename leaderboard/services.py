@@ -75,6 +75,7 @@ def _model_for(results: ModelResults) -> EmbeddingModel:
             "kind": EmbeddingModel.Kind.DENSE,
             "license": entry.license,
             "parameter_count": entry.parameter_count,
+            "declared_languages": list(entry.declared_languages),
         },
     )
     # Fill in catalogue facts that an earlier submission of the same model left blank, but never
@@ -84,6 +85,7 @@ def _model_for(results: ModelResults) -> EmbeddingModel:
         ("display_name", entry.display_name),
         ("license", entry.license),
         ("parameter_count", entry.parameter_count),
+        ("declared_languages", list(entry.declared_languages)),
     ):
         if value and not getattr(model, attribute):
             setattr(model, attribute, value)
@@ -153,11 +155,16 @@ def import_published_results(
                 "notes": [
                     "Published results carry no confidence intervals.",
                     "The reference's ECE is stored as ece_reference and is not comparable with ECE computed here.",
-                    "Only the uncalibrated T4 test metrics are imported: the reference fitted calibration on "
-                    "the split it reported.",
+                    "Only the uncalibrated T4 test metrics become scores: the reference fitted calibration on "
+                    "the split it reported. Every T4 block (dev and test, base and calibrated, per language "
+                    "and the pooled 'all' file) is kept as published in details['t4_published'].",
                 ],
             }
-            run.details = {"published": True, "skipped_files": results.skipped}
+            run.details = {
+                "published": True,
+                "skipped_files": results.skipped,
+                "t4_published": results.t4_blocks,
+            }
             run.save()
             run.scores.all().delete()
             Score.objects.bulk_create(

@@ -10,6 +10,7 @@ urlpatterns = [
     path("compare/", views.compare, name="compare"),
     path("results/<int:run_id>/", views.run_detail, name="run_detail"),
     path("results/<int:run_id>/files/<str:name>", views.run_artefact, name="run_artefact"),
+    path("reproduce/", views.reproduce, name="reproduce"),
     path("datasets/", views.dataset_list, name="dataset_list"),
     path("datasets/<int:dataset_id>/", views.dataset_detail, name="dataset_detail"),
 ]
