@@ -84,6 +84,12 @@ class Dataset(models.Model):
         help_text="Items per language of the full version, when its results are here but its items are not.",
     )
     is_demo = models.BooleanField(default=False, help_text="A small sample shipped for trying the site out.")
+    import_report = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="How the files were imported: the --on-error policy, the files' own hash, and every row "
+        "that was repaired or skipped (file, line, column, action, detail).",
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     objects = DatasetQuerySet.as_manager()
@@ -99,6 +105,11 @@ class Dataset(models.Model):
     @property
     def slug(self) -> str:
         return f"{self.name}@{self.version}"
+
+    @property
+    def row_decisions(self) -> list[dict]:
+        """Rows the import repaired or skipped (--on-error), as recorded in the card."""
+        return list((self.import_report or {}).get("rows", []))
 
     FULL_BENCHMARK = ("nirdesha", "1.0")
 
