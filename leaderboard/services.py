@@ -12,6 +12,7 @@ from django.utils import timezone
 from evaluation.models import Dataset, EmbeddingModel, Language, Run, Score
 from evaluation.published import ModelResults, PublishedResultError, parse_directory
 from leaderboard.cache import bump_generation
+from leaderboard.intervals import WILSON_LABEL, WILSON_METRICS, published_interval
 
 FULL_BENCHMARK_NAME = "nirdesha"
 FULL_BENCHMARK_VERSION = "1.0"
@@ -151,9 +152,15 @@ def import_published_results(
                     "parameter_count_source": results.model.parameter_source,
                 },
                 "code_version": "reference implementation (git hash not recorded)",
+                "intervals": {
+                    "method": WILSON_LABEL,
+                    "metrics": sorted(WILSON_METRICS),
+                    "queries": dataset.pool_size,
+                },
                 "tasks": results.provenance,
                 "notes": [
-                    "Published results carry no confidence intervals.",
+                    "The published files carry no confidence intervals. Recall@k gets a Wilson 95% interval "
+                    "computed here from the published value and the pool size; MRR and T4 get none.",
                     "The reference's ECE is stored as ece_reference and is not comparable with ECE computed here.",
                     "Only the uncalibrated T4 test metrics become scores: the reference fitted calibration on "
                     "the split it reported. Every T4 block (dev and test, base and calibrated, per language "
@@ -167,8 +174,10 @@ def import_published_results(
             }
             run.save()
             run.scores.all().delete()
-            Score.objects.bulk_create(
-                [
+            rows = []
+            for score in results.scores:
+                interval = published_interval(score.metric, score.value, dataset.pool_size)
+                rows.append(
                     Score(
                         run=run,
                         task=score.task,
@@ -176,11 +185,11 @@ def import_published_results(
                         target=languages[score.target] if score.target else None,
                         metric=score.metric,
                         value=score.value,
+                        ci_low=interval[0] if interval else None,
+                        ci_high=interval[1] if interval else None,
                     )
-                    for score in results.scores
-                ],
-                batch_size=2000,
-            )
+                )
+            Score.objects.bulk_create(rows, batch_size=2000)
             total_scores += len(results.scores)
             total_files += results.files
         transaction.on_commit(bump_generation)
