@@ -50,6 +50,9 @@ class Submission:
     parameter_count: int | None = None
     note: str = ""
     dataset: Dataset | None = None
+    # The translated languages (ISO 639-3) the submitter says the model supports; empty: not declared,
+    # averaged over all languages (leaderboard.coverage).
+    declared_languages: tuple[str, ...] = ()
 
 
 def quota_window_start(now: datetime | None = None) -> datetime:
@@ -147,6 +150,7 @@ def submit(user, submission: Submission) -> Run:
                 "display_name": submission.display_name,
                 "license": submission.license or check.license,
                 "parameter_count": submission.parameter_count or check.parameter_count,
+                "declared_languages": list(submission.declared_languages),
             }
             model, created = EmbeddingModel.objects.get_or_create(
                 name=check.name, defaults={**described, "is_local": check.is_local}

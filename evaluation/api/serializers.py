@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from evaluation.languages import TARGET_CODES
 from evaluation.models import Dataset, Run, Score
 from evaluation.preflight import InvalidModelReference, validate_reference
 from evaluation.submissions import Submission
@@ -82,6 +83,13 @@ class SubmissionCreateSerializer(serializers.Serializer):
     license = serializers.CharField(max_length=100, required=False, allow_blank=True, default="")
     parameter_count = serializers.IntegerField(min_value=1, required=False, allow_null=True, default=None)
     note = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
+    declared_languages = serializers.ListField(
+        child=serializers.ChoiceField(choices=list(TARGET_CODES)),
+        required=False,
+        default=list,
+        help_text='ISO 639-3 codes of the languages the model supports (e.g. ["hin", "urd"]); empty: all. '
+        "The leaderboard averages the model over these and marks its other cells.",
+    )
     dataset = serializers.PrimaryKeyRelatedField(
         queryset=Dataset.objects.evaluable(),
         required=False,
@@ -97,4 +105,6 @@ class SubmissionCreateSerializer(serializers.Serializer):
             raise serializers.ValidationError(str(exc)) from None
 
     def to_submission(self) -> Submission:
-        return Submission(**self.validated_data)
+        data = dict(self.validated_data)
+        chosen = set(data.pop("declared_languages", []) or [])
+        return Submission(**data, declared_languages=tuple(code for code in TARGET_CODES if code in chosen))
