@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.test import Client
+from django.urls import reverse
 
 from annotation.reports import agreement_by_language
 from evaluation.models import Dataset, Item
@@ -77,6 +79,9 @@ def test_it_repairs_the_row_records_it_and_puts_the_decision_in_the_content_hash
     assert Item.objects.get(dataset=dataset, language_id="tam", item_id=42).persona in original["indian_context"]
     report = dataset.import_report
     assert report["on_error"] == "repair" and dataset.content_hash != report["files_hash"]
+    # The dataset card lists the repaired row.
+    page = Client().get(reverse("leaderboard:dataset_detail", args=[dataset.pk])).content.decode()
+    assert f"{BROKEN_FILE}, line {line}, column {decision['column']}: repaired" in page
     # The same files with the same decision again: nothing changes.
     again, _ = import_dataset(folder, "--on-error=repair")
     assert "already imported" in again
