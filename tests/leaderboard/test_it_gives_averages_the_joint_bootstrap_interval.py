@@ -1,0 +1,45 @@
+"""A re-run's average carries the engine's joint bootstrap interval, also over a subset of its languages."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from evaluation.models import Run, Score
+from leaderboard.run_intervals import joint_average_interval
+from tests.engine.data import create_validation_dataset
+
+pytestmark = pytest.mark.django_db
+
+
+def evaluate(dataset) -> Run:
+    call_command("evaluate", "--model", "bm25", "--dataset", dataset.slug, "--tasks", "t1,t2", stdout=StringIO())
+    return Run.objects.filter(dataset=dataset).get()
+
+
+def test_it_uses_the_stored_interval_for_all_languages_and_recomputes_it_for_fewer():
+    three = evaluate(create_validation_dataset(("Hindi", "Marathi", "Tamil"), version="three"))
+    two = evaluate(create_validation_dataset(("Hindi", "Marathi"), version="two"))
+
+    # All of a run's languages: exactly the engine's joint interval.
+    for task, units in (
+        ("t1", [("hin", None), ("mar", None), ("tam", None)]),
+        ("t2", [(a, b) for a in ("hin", "mar", "tam") for b in ("hin", "mar", "tam") if a != b]),
+    ):
+        stored = three.details["averages"][task]["recall@1"]
+        assert joint_average_interval(three, task, "recall@1", units) == (stored["ci_low"], stored["ci_high"])
+
+    # Hindi and Marathi only: recomputed from the three-language run's rank files, it equals what the
+    # engine stored for a run on just those two languages (same items, same seed, same resamples).
+    for task, units in (("t1", [("hin", None), ("mar", None)]), ("t2", [("hin", "mar"), ("mar", "hin")])):
+        for metric in ("recall@1", "mrr@10"):
+            expected = two.details["averages"][task][metric]
+            got = joint_average_interval(three, task, metric, units)
+            assert got == pytest.approx((expected["ci_low"], expected["ci_high"]), abs=1e-12), (task, metric)
+            # Narrower than the mean of the per-language bounds.
+            scores = Score.objects.filter(run=three, task=task, metric=metric, source__in=["hin", "mar"])
+            scores = scores.filter(target__in=["hin", "mar"]) if task == "t2" else scores
+            bounds_width = sum(s.ci_high - s.ci_low for s in scores) / scores.count()
+            assert got[1] - got[0] < bounds_width
