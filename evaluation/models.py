@@ -12,6 +12,8 @@ from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 
+from evaluation.engine.registry import TASKS, is_cross_lingual
+
 
 class Language(models.Model):
     """A language of the benchmark, English included as the source language."""
@@ -551,22 +553,19 @@ class Run(models.Model):
         )
 
 
-class Task(models.TextChoices):
-    T1 = "t1", "T1 monolingual retrieval (persona→instruction)"
-    T2 = "t2", "T2 cross-lingual retrieval (persona→instruction)"
-    T3 = "t3", "T3 reverse retrieval, monolingual (instruction→persona)"
-    T3X = "t3x", "T3 reverse retrieval, cross-lingual (instruction→persona)"
-    T4 = "t4", "T4 compatibility classification"
-    MULTI = "multi", "Multi-reference diagnostics (English + language pool)"
+def task_choices() -> list[tuple[str, str]]:
+    """The registry's tasks as field choices, read on each call.
 
-
-PAIR_TASKS = ("t2", "t3x")
+    The field names this function rather than a list, so its migration stays the same when a task
+    is added to the registry: a new TaskSpec needs no model change and no migration.
+    """
+    return [(spec.id, spec.title) for spec in TASKS.values()]
 
 
 def _language_condition(task: str, languages: list[str], pair_mode: str) -> Q:
     """Scores of `task` in the selected languages: a pair counts when both its languages are
     selected, or (pair_mode "source") when its query language is."""
-    if task in PAIR_TASKS:
+    if is_cross_lingual(task):
         condition = Q(target__isnull=False, source__in=languages)
         if pair_mode != "source":
             condition &= Q(target__in=languages)
@@ -703,7 +702,7 @@ class Score(models.Model):
     """One metric of one task for one language (or ordered language pair) of one run."""
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="scores")
-    task = models.CharField(max_length=10, choices=Task.choices)
+    task = models.CharField(max_length=10, choices=task_choices)
     source = models.ForeignKey(Language, on_delete=models.PROTECT, related_name="+")
     target = models.ForeignKey(Language, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
     metric = models.CharField(max_length=40)

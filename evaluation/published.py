@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evaluation.engine.registry import TASKS
 from evaluation.languages import BY_CODE, TARGET_CODES
 
 
@@ -139,13 +140,9 @@ def canonical_model(name: str) -> CatalogueEntry | None:
 
 
 # Folder prefix -> the reference's task name inside the files.
-FOLDER_TASKS = {
-    "t1_mono_retrieval": "t1_mono_retrieval",
-    "t2_xling_retrieval": "t2_xling_retrieval",
-    "t3_reverse_retrieval": "t3_reverse_retrieval",
-    "t3_xling_reverse_retrieval": "t3_reverse_retrieval",
-    "t4_classification": "t4_classification",
-}
+# The reference's result folders, each with the "task" its files declare and the task it holds here.
+FOLDER_TASKS = {spec.reference_folder: spec.reference_task for spec in TASKS.values() if spec.reference_folder}
+TASK_OF_FOLDER = {spec.reference_folder: spec.id for spec in TASKS.values() if spec.reference_folder}
 RETRIEVAL_METRICS = {"1": "recall@1", "5": "recall@5", "10": "recall@10"}
 T4_METRICS = ("auroc", "auprc", "accuracy")
 # The reference wrote "all" as the language of T4 files; the language is in the file name instead.
@@ -262,7 +259,7 @@ def _t4_block(path: Path, data: dict) -> dict:
     return block
 
 
-def _t4_scores(path: Path, data: dict) -> list[PublishedScore]:
+def _t4_scores(path: Path, data: dict, task: str) -> list[PublishedScore]:
     match = T4_FILE_LANGUAGE.search(path.name)
     if not match:
         raise _fail(path, "T4 file name does not carry a language (expected '...-<iso639-3>-<split>-<time>.json')")
@@ -275,13 +272,13 @@ def _t4_scores(path: Path, data: dict) -> list[PublishedScore]:
     if not isinstance(test, dict) or not isinstance(test.get("base"), dict):
         raise _fail(path, "metrics.test.base is missing")
     scores = [
-        PublishedScore("t4", source, None, metric, _fraction(path, test["base"].get(metric), f"test.base.{metric}"))
+        PublishedScore(task, source, None, metric, _fraction(path, test["base"].get(metric), f"test.base.{metric}"))
         for metric in T4_METRICS
     ]
     if "ece_base" in test:
         # Kept under its own name: the reference's ECE is not comparable with ours (module docstring).
         value = _fraction(path, test["ece_base"], "test.ece_base")
-        scores.append(PublishedScore("t4", source, None, "ece_reference", value))
+        scores.append(PublishedScore(task, source, None, "ece_reference", value))
     return scores
 
 
@@ -308,23 +305,17 @@ def parse_file(path: Path, folder_task: str, folder_model: str) -> PublishedFile
         raise _fail(path, f"backbone {data['backbone']!r} does not match its folder model {folder_model!r}")
 
     t4_block = None
-    if folder_task == "t4_classification":
-        task = "t4"
-        scores = _t4_scores(path, data)
+    task = TASK_OF_FOLDER[folder_task]
+    if TASKS[task].kind == "classification":
+        scores = _t4_scores(path, data, task)
         match = T4_FILE_LANGUAGE.search(path.name)
         t4_block = (match["code"] if match else "all", _t4_block(path, data))
     else:
         source, target = _split_pair(path, data["lang_or_pair"])
-        crosslingual = folder_task in ("t2_xling_retrieval", "t3_xling_reverse_retrieval")
+        crosslingual = TASKS[task].cross_lingual
         if crosslingual != (target is not None):
             expected = "an ordered pair like 'hin->tam'" if crosslingual else "one language"
             raise _fail(path, f"lang_or_pair {data['lang_or_pair']!r} should be {expected} in {folder_task}")
-        task = {
-            "t1_mono_retrieval": "t1",
-            "t2_xling_retrieval": "t2",
-            "t3_reverse_retrieval": "t3",
-            "t3_xling_reverse_retrieval": "t3x",
-        }[folder_task]
         scores = _retrieval_scores(path, data, task, source, target)
 
     meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}

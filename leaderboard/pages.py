@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from django.db.models import Count
 from django.http import Http404, QueryDict
 
+from evaluation.engine.registry import METRICS, TASKS, TaskSpec
 from evaluation.languages import BY_CODE, LANGUAGES
-from evaluation.models import Dataset, Item, Run, Score, Task
+from evaluation.models import Dataset, Item, Run, Score
 from leaderboard import plots
 from leaderboard.filters import LeaderboardFilter
 from leaderboard.tables import (
-    OVERVIEW_COLUMNS,
     Column,
     RunInfo,
     asymmetry,
@@ -31,36 +31,36 @@ from leaderboard.tables import (
     manifest_facts,
     mark_best,
     next_sort,
+    overview_columns,
     pair_matrix,
     score_sections,
     select_languages,
 )
 
 LANGUAGE_ORDER = {lang.code: position for position, lang in enumerate(LANGUAGES)}
-RETRIEVAL_TASKS = ("t1", "t2", "t3", "t3x")
 ARTEFACT_SUFFIXES = (".npy", ".npz", ".json", ".csv", ".jsonl", ".log", ".txt")
-TASK_METRICS = {"recall@1": "R@1", "recall@5": "R@5", "mrr@10": "MRR@10"}
-ALL_RETRIEVAL_METRICS = ("recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10")
-T4_METRICS = ("auroc", "auprc", "accuracy", "ece", "ece_calibrated", "ece_hist", "ece_temp", "ece_reference")
 CALIBRATORS = {"hist": "histogram binning", "temp": "temperature scaling", "temperature": "temperature scaling"}
-T4_LABELS = {
-    "auroc": "AUROC",
-    "auprc": "AUPRC",
-    "accuracy": "Accuracy",
-    "ece": "ECE",
-    "ece_calibrated": "ECE calibrated",
-    "ece_hist": "ECE (histogram binning)",
-    "ece_temp": "ECE (temperature)",
-    "ece_reference": "Reference “ECE” ⚠",
-}
-METRIC_LABELS = {"recall@1": "Recall@1", "recall@5": "Recall@5", "recall@10": "Recall@10", "mrr@10": "MRR@10"}
-TASK_TITLES = {
-    "t1": "T1 · monolingual retrieval (persona → instruction)",
-    "t2": "T2 · cross-lingual retrieval (persona → instruction)",
-    "t3": "T3 · reverse retrieval, monolingual (instruction → persona)",
-    "t3x": "T3 · reverse retrieval, cross-lingual (instruction → persona)",
-    "t4": "T4 · compatibility classification",
-}
+
+
+# The registry is read on every call, not copied at import, so a task added to it shows everywhere.
+def retrieval_tasks() -> list[TaskSpec]:
+    return [spec for spec in TASKS.values() if spec.kind == "retrieval"]
+
+
+def cross_lingual_tasks() -> list[TaskSpec]:
+    return [spec for spec in retrieval_tasks() if spec.cross_lingual]
+
+
+def compare_axes() -> list[tuple[str, str, str]]:
+    """(task, metric, label) of each axis of the compare page: a task's main metric."""
+    return [(spec.id, spec.main_metric, spec.compare_axis) for spec in TASKS.values() if spec.compare_axis]
+
+
+def page_task(task: str, kind: str) -> TaskSpec:
+    spec = TASKS.get(task)
+    if spec is None or spec.kind != kind:
+        raise Http404("Unknown task")
+    return spec
 
 
 @dataclass
@@ -208,7 +208,7 @@ def _encode(pairs: list[tuple[str, str]]) -> str:
 
 
 def overview_page(params: QueryDict) -> Page:
-    columns = list(OVERVIEW_COLUMNS)
+    columns = list(overview_columns())
     column_keys = [(column.task, column.metric) for column in columns]
     selection = resolve_selection(params, column_keys)
     infos = selection.infos
@@ -284,6 +284,8 @@ def overview_page(params: QueryDict) -> Page:
         "sort_links": sort_links,
         "overall_labels": [column.label for column in columns if column.key in table.overall_keys],
         "figure": figure,
+        # The note on the ECE column links to the page of the task that the column belongs to.
+        "ece_task": next((column.task for column in columns if column.metric == "ece"), None),
     }
     return Page("Leaderboard", context, {"overview": ExportTable(export_headers, export_rows)})
 
@@ -292,22 +294,27 @@ def overview_page(params: QueryDict) -> Page:
 
 
 def task_page(params: QueryDict, task: str) -> Page:
-    if task not in RETRIEVAL_TASKS:
-        raise Http404("Unknown task")
-    pair = task in ("t2", "t3x")
-    selection = resolve_selection(params, [(task, "recall@1")])
+    spec = page_task(task, "retrieval")
+    pair = spec.cross_lingual
+    main = spec.main_metric
+    reported = list(spec.reported_metrics)
+    selection = resolve_selection(params, [(task, main)])
     infos = selection.infos
     scores = Score.objects.for_runs(selection.run_ids)
     languages = selection.languages
     if pair:
-        values = scores.per_source_means(task, list(ALL_RETRIEVAL_METRICS), languages, selection.pair_mode)
+        values = scores.per_source_means(task, reported, languages, selection.pair_mode)
     else:
-        values = scores.per_language(task, list(ALL_RETRIEVAL_METRICS), languages)
-    # Rows follow the mean R@1, best first, in every table of the page (like the paper's tables).
-    first = build_language_table(infos, values, languages, "recall@1")
+        values = scores.per_language(task, reported, languages)
+    # Rows follow the mean of the main metric, best first, in every table of the page (like the paper's tables).
+    first = build_language_table(infos, values, languages, main)
     ranked = [row[0] for row in sorted(first.rows, key=lambda row: -(row[2].value if row[2].value is not None else -1))]
     tables = [
-        (label, build_language_table(ranked, values, languages, metric)) for metric, label in TASK_METRICS.items()
+        (
+            METRICS[metric].short_label,
+            build_language_table(ranked, values, languages, metric, higher_is_better=METRICS[metric].higher_is_better),
+        )
+        for metric in spec.shown_metrics
     ]
     # The bar chart shows the eight best models; the tables below have all of them.
     leaders = tables[0][1].rows[:8]
@@ -315,7 +322,7 @@ def task_page(params: QueryDict, task: str) -> Page:
         plots.language_bars(
             [BY_CODE[code].name for code in languages],
             {run.label: [(cell.value, cell.ci_low, cell.ci_high) for cell in cells] for run, cells, _ in leaders},
-            title=f"Recall@1 per {'query ' if pair else ''}language (best {len(leaders)} models)",
+            title=f"{METRICS[main].label} per {'query ' if pair else ''}language (best {len(leaders)} models)",
         )
         if leaders and languages
         else None
@@ -335,25 +342,26 @@ def task_page(params: QueryDict, task: str) -> Page:
         **_filters_context(selection),
         "task": task,
         "pair": pair,
-        "task_title": TASK_TITLES[task],
+        "task_title": spec.title,
+        "main_label": METRICS[main].label,
         "tables": tables,
         "figure": figure,
         "infos": infos,
     }
-    return Page(TASK_TITLES[task], context, {task: ExportTable(headers, rows)})
+    return Page(spec.title, context, {task: ExportTable(headers, rows)})
 
 
 # ---------------------------------------------------------------------------------------------- T4
 
 
-def reliability_curves(details: dict) -> dict[str, dict[str, list[dict]]]:
+def reliability_curves(details: dict, task: str) -> dict[str, dict[str, list[dict]]]:
     """Reliability bins from run.details as {group: {"before": bins, "after": bins}}.
 
     The engine stores, per language (and possibly "all"), the bins before and after calibration;
     each bin is {"count", "mean_p", "mean_y"}. Column-wise bins ({"count": [...], ...}) and the
     names base/calibrated are accepted too, so the page does not depend on one spelling.
     """
-    block = (details or {}).get("t4") or {}
+    block = (details or {}).get(task) or {}
     raw = block.get("reliability") if isinstance(block, dict) else None
     if not isinstance(raw, dict):
         return {}
@@ -400,27 +408,37 @@ def reliability_curves(details: dict) -> dict[str, dict[str, list[dict]]]:
     return curves
 
 
-def t4_page(params: QueryDict) -> Page:
-    selection = resolve_selection(params, [("t4", "auroc")])
+def classification_page(params: QueryDict, task: str) -> Page:
+    spec = page_task(task, "classification")
+    shown = spec.shown_metrics
+    selection = resolve_selection(params, [(task, spec.main_metric)])
     infos = selection.infos
     languages = selection.languages
-    metric_columns = [("t4", metric) for metric in T4_METRICS]
+    metric_columns = [(task, metric) for metric in shown]
     aggregates = Score.objects.for_runs(selection.run_ids).column_means(metric_columns, languages) if infos else []
     by_key = {(row["run_id"], row["metric"]): row for row in aggregates}
     expected = len(languages)
     summary = []
     for info in infos:
-        cells = {metric: cell_from_aggregate(by_key.get((info.id, metric)), expected) for metric in T4_METRICS}
+        cells = {metric: cell_from_aggregate(by_key.get((info.id, metric)), expected) for metric in shown}
         summary.append((info, cells))
-    for metric in T4_METRICS:
-        mark_best((cells[metric] for _, cells in summary), higher_is_better=not metric.startswith("ece"))
+    for metric in shown:
+        mark_best((cells[metric] for _, cells in summary), higher_is_better=METRICS[metric].higher_is_better)
     # Columns that no run has (e.g. the two calibrators' ECE when the engine reports one) are left out.
-    shown_metrics = [metric for metric in T4_METRICS if any(not cells[metric].missing for _, cells in summary)]
-    per_language = Score.objects.for_runs(selection.run_ids).per_language("t4", ["auroc", "ece"], languages)
-    auroc_table = build_language_table(infos, per_language, languages, "auroc")
-    ece_table = build_language_table(infos, per_language, languages, "ece", higher_is_better=False)
+    shown_metrics = [metric for metric in shown if any(not cells[metric].missing for _, cells in summary)]
+    # Per language: the main metric, and the calibration error that the reliability diagrams explain.
+    main, calibration = METRICS[spec.main_metric], METRICS["ece"]
+    per_language = Score.objects.for_runs(selection.run_ids).per_language(
+        task, [main.name, calibration.name], languages
+    )
+    auroc_table = build_language_table(
+        infos, per_language, languages, main.name, higher_is_better=main.higher_is_better
+    )
+    ece_table = build_language_table(
+        infos, per_language, languages, calibration.name, higher_is_better=calibration.higher_is_better
+    )
 
-    with_bins = [run for run in selection.runs if reliability_curves(run.details)]
+    with_bins = [run for run in selection.runs if reliability_curves(run.details, task)]
     chosen = None
     run_param = params.get("run")
     if run_param and run_param.isdigit():
@@ -428,8 +446,8 @@ def t4_page(params: QueryDict) -> Page:
     chosen = chosen or (with_bins[0] if with_bins else None)
     figures = []
     if chosen:
-        curves = reliability_curves(chosen.details)
-        raw = ((chosen.details or {}).get("t4") or {}).get("reliability") or {}
+        curves = reliability_curves(chosen.details, task)
+        raw = ((chosen.details or {}).get(task) or {}).get("reliability") or {}
         for group in ["all", *[code for code in languages if code in curves]]:
             if group not in curves:
                 continue
@@ -452,12 +470,15 @@ def t4_page(params: QueryDict) -> Page:
             )
             if len(figures) >= 4:
                 break
-    headers = ["run_id", "model", "origin", *T4_METRICS]
-    rows = [[info.id, info.label, info.origin, *[cells[m].value for m in T4_METRICS]] for info, cells in summary]
+    headers = ["run_id", "model", "origin", *shown]
+    rows = [[info.id, info.label, info.origin, *[cells[m].value for m in shown]] for info, cells in summary]
     context = {
         **_filters_context(selection, ("run",)),
         "summary": [(info, [(metric, cells[metric]) for metric in shown_metrics]) for info, cells in summary],
-        "metrics": [(metric, T4_LABELS[metric]) for metric in shown_metrics],
+        "task": spec,
+        "metrics": [(metric, METRICS[metric].label) for metric in shown_metrics],
+        # Figures kept only to explain a published number are flagged, never compared.
+        "incomparable": [metric for metric in shown_metrics if not METRICS[metric].comparable],
         "auroc_table": auroc_table,
         "ece_table": ece_table,
         "with_bins": with_bins,
@@ -466,17 +487,17 @@ def t4_page(params: QueryDict) -> Page:
         "published_present": any(info.is_published for info in infos),
     }
     context["hidden_for_run"] = context["hidden_for_choice"]
-    return Page(TASK_TITLES["t4"], context, {"t4": ExportTable(headers, rows)})
+    return Page(spec.title, context, {task: ExportTable(headers, rows)})
 
 
 # ---------------------------------------------------------------------------------------------- cross-lingual
 
 
 def crosslingual_page(params: QueryDict) -> Page:
-    task = params.get("task") if params.get("task") in ("t2", "t3x") else "t2"
-    metric = (
-        params.get("metric") if params.get("metric") in ("recall@1", "recall@5", "recall@10", "mrr@10") else "recall@1"
-    )
+    choices = {spec.id: spec for spec in cross_lingual_tasks()}
+    spec = choices.get(params.get("task", "")) or next(iter(choices.values()))
+    task = spec.id
+    metric = params.get("metric") if params.get("metric") in spec.metrics else spec.main_metric
     selection = resolve_selection(params, [(task, metric)])
     runs = selection.runs
     chosen = None
@@ -489,7 +510,7 @@ def crosslingual_page(params: QueryDict) -> Page:
         best = max(split, key=lambda row: (row["same_script"] or 0) + (row["cross_script"] or 0))
         chosen = next((run for run in runs if run.pk == best["run_id"]), None)
     chosen = chosen or (runs[0] if runs else None)
-    diagonal_task = "t1" if task == "t2" else "t3"
+    diagonal_task = spec.monolingual_twin
     languages = selection.languages
     if "eng" in selection.available and "eng" not in languages and not params.getlist("languages"):
         # The matrix shows English (13 × 13) whenever this version has English pairs; the averages
@@ -508,7 +529,7 @@ def crosslingual_page(params: QueryDict) -> Page:
         same_script, cross_script, script_groups = group_pairs(pair_values, BY_CODE, languages, "script")
         same_family, cross_family, family_groups = group_pairs(pair_values, BY_CODE, languages, "family")
     names = [BY_CODE[code].name for code in languages]
-    metric_label = METRIC_LABELS[metric]
+    metric_label = METRICS[metric].label
     heat = (
         plots.heatmap(
             matrix,
@@ -544,8 +565,13 @@ def crosslingual_page(params: QueryDict) -> Page:
         "query_without_run": _encode(
             filters_context["hidden_for_choice"] + _params(selection.query, ("task", "metric"))
         ),
-        "metric_choices": list(METRIC_LABELS.items()),
+        "metric_choices": [(name, METRICS[name].label) for name in spec.metrics],
         "task": task,
+        "task_choices": [
+            (choice.id, f"{choice.title.partition(' · ')[0]} {choice.query_field} → {choice.document_field}")
+            for choice in choices.values()
+        ],
+        "task_lead": f"{spec.query_field}s retrieving {spec.document_field}s ({spec.nav})",
         "metric": metric,
         "metric_label": metric_label,
         "chosen": chosen,
@@ -567,17 +593,9 @@ def crosslingual_page(params: QueryDict) -> Page:
 # ---------------------------------------------------------------------------------------------- compare
 
 
-COMPARE_AXES = [
-    ("t1", "recall@1", "T1"),
-    ("t2", "recall@1", "T2"),
-    ("t3", "recall@1", "T3"),
-    ("t3x", "recall@1", "T3x"),
-    ("t4", "auroc", "T4 AUROC"),
-]
-
-
 def compare_page(params: QueryDict) -> Page:
-    selection = resolve_selection(params, [(task, metric) for task, metric, _ in COMPARE_AXES])
+    axes = compare_axes()
+    selection = resolve_selection(params, [(task, metric) for task, metric, _ in axes])
     wanted = [int(value) for value in params.getlist("runs") if value.isdigit()]
     by_id = {run.pk: run for run in selection.runs}
     chosen = [by_id[pk] for pk in dict.fromkeys(wanted) if pk in by_id]
@@ -587,52 +605,54 @@ def compare_page(params: QueryDict) -> Page:
     if chosen and not 2 <= len(chosen) <= 4:
         errors.append(f"Choose between 2 and 4 models to compare (you chose {len(chosen)}).")
         chosen = chosen[:4] if len(chosen) > 4 else []
-    task = params.get("task") if params.get("task") in RETRIEVAL_TASKS else "t1"
+    tasks = {spec.id: spec for spec in retrieval_tasks()}
+    spec = tasks.get(params.get("task", "")) or next(iter(tasks.values()))
+    task, main = spec.id, METRICS[spec.main_metric]
     infos = [run_info(run) for run in chosen]
     bars = radar = None
     summary: list = []
     languages = selection.languages
     if len(chosen) >= 2:
         scores = Score.objects.for_runs([run.pk for run in chosen])
-        if task in ("t2", "t3x"):
-            values = scores.per_source_means(task, ["recall@1"], languages, selection.pair_mode)
+        if spec.cross_lingual:
+            values = scores.per_source_means(task, [main.name], languages, selection.pair_mode)
         else:
-            values = scores.per_language(task, ["recall@1"], languages)
-        table = build_language_table(infos, values, languages, "recall@1")
+            values = scores.per_language(task, [main.name], languages)
+        table = build_language_table(infos, values, languages, main.name, higher_is_better=main.higher_is_better)
         bars = plots.language_bars(
             [BY_CODE[code].name for code in languages],
             {run.label: [(c.value, c.ci_low, c.ci_high) for c in cells] for run, cells, _ in table.rows},
-            title=f"{task.upper()} Recall@1 per {'query ' if task in ('t2', 't3x') else ''}language",
+            title=f"{task.upper()} {main.label} per {'query ' if spec.cross_lingual else ''}language",
         )
-        means = scores.column_means([(t, m) for t, m, _ in COMPARE_AXES], languages, selection.pair_mode)
+        means = scores.column_means([(t, m) for t, m, _ in axes], languages, selection.pair_mode)
         units = expected_units(
             selection.units,
-            [Column(f"{t}:{m}", label, t, m) for t, m, label in COMPARE_AXES],
+            [Column(f"{t}:{m}", label, t, m) for t, m, label in axes],
             set(languages),
             selection.pair_mode,
         )
         lookup = {(row["run_id"], row["task"], row["metric"]): row for row in means}
         for info in infos:
-            cells = [cell_from_aggregate(lookup.get((info.id, t, m)), units[f"{t}:{m}"]) for t, m, _ in COMPARE_AXES]
+            cells = [cell_from_aggregate(lookup.get((info.id, t, m)), units[f"{t}:{m}"]) for t, m, _ in axes]
             summary.append((info, cells))
-        for index in range(len(COMPARE_AXES)):
-            mark_best(cells[index] for _, cells in summary)
+        for index, (_, metric, _) in enumerate(axes):
+            mark_best((cells[index] for _, cells in summary), higher_is_better=METRICS[metric].higher_is_better)
         radar = plots.radar(
-            [label for _, _, label in COMPARE_AXES],
+            [label for _, _, label in axes],
             {info.label: [cell.value for cell in cells] for info, cells in summary},
             title="Scores across tasks (%)",
         )
-    headers = ["run_id", "model", *[f"{label} ({metric})" for _, metric, label in COMPARE_AXES]]
+    headers = ["run_id", "model", *[f"{label} ({metric})" for _, metric, label in axes]]
     rows = [[info.id, info.label, *[cell.value for cell in cells]] for info, cells in summary]
     context = {
         **_filters_context(selection, ("runs", "task")),
-        "task_choices": [(key, TASK_TITLES[key]) for key in RETRIEVAL_TASKS],
+        "task_choices": [(key, choice.title) for key, choice in tasks.items()],
         "errors": errors,
         "runs": selection.runs,
         "chosen_ids": [run.pk for run in chosen],
         "chosen": infos,
         "task": task,
-        "axes": [label for _, _, label in COMPARE_AXES],
+        "axes": [label for _, _, label in axes],
         "summary": summary,
         "bars": bars,
         "radar": radar,
@@ -723,21 +743,24 @@ def run_page(run_id: int) -> Page:
         )
     ]
     sections = [
-        {"section": section, "title": TASK_TITLES.get(section.task, dict(Task.choices).get(section.task, section.task))}
+        {"section": section, "title": TASKS[section.task].title if section.task in TASKS else section.task}
         for section in score_sections(scores, LANGUAGE_ORDER)
     ]
+    # One metric for every task's bars, so that they share an axis.
+    bar_metric = METRICS["recall@1"]
     grouped: dict[str, dict[str, dict]] = {}
     for score in scores:
-        if score["target"] is None and score["metric"] == "recall@1":
+        if score["target"] is None and score["metric"] == bar_metric.name:
             grouped.setdefault(score["task"], {})[score["source"]] = score
     bars = None
-    mono = {task: grouped.get(task, {}) for task in ("t1", "t3")}
-    bar_languages = ordered_codes(set(mono["t1"]) | set(mono["t3"]))
+    # The bars show every monolingual retrieval task, each in its own colour.
+    mono = {spec.id: grouped.get(spec.id, {}) for spec in retrieval_tasks() if not spec.cross_lingual}
+    bar_languages = ordered_codes(code for values in mono.values() for code in values)
     if bar_languages:
         series = {}
-        for task in ("t1", "t3"):
+        for task in mono:
             if mono[task]:
-                series[f"{task.upper()} R@1"] = [
+                series[f"{task.upper()} {bar_metric.short_label}"] = [
                     (
                         (mono[task].get(code) or {}).get("value"),
                         (mono[task].get(code) or {}).get("ci_low"),
@@ -745,7 +768,9 @@ def run_page(run_id: int) -> Page:
                     )
                     for code in bar_languages
                 ]
-        bars = plots.language_bars([BY_CODE[c].name for c in bar_languages], series, title="Recall@1 per language")
+        bars = plots.language_bars(
+            [BY_CODE[c].name for c in bar_languages], series, title=f"{bar_metric.label} per language"
+        )
     coverage_metrics, coverage_rows = tokenizer_coverage(run.details)
     context = {
         "run": run,

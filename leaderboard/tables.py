@@ -20,9 +20,9 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from evaluation.engine.registry import METRICS, TASKS, is_cross_lingual
 from leaderboard.ranking import Estimate, rank_intervals, rank_label
 
-PAIR_TASKS = frozenset({"t2", "t3x"})
 PAIR_MODES = ("both", "source")
 
 
@@ -37,18 +37,36 @@ class Column:
 
     @property
     def pair(self) -> bool:
-        return self.task in PAIR_TASKS
+        return is_cross_lingual(self.task)
 
 
-OVERVIEW_COLUMNS: tuple[Column, ...] = (
-    Column("t1", "T1 mono R@1", "t1", "recall@1", description="persona→instruction, same language"),
-    Column("t2", "T2 cross R@1", "t2", "recall@1", description="persona→instruction, language pairs"),
-    Column("t3", "T3 mono R@1", "t3", "recall@1", description="instruction→persona, same language"),
-    Column("t3x", "T3 cross R@1", "t3x", "recall@1", description="instruction→persona, language pairs"),
-    Column("t4_auroc", "T4 AUROC", "t4", "auroc", description="compatibility classification"),
-    Column("t4_ece", "T4 ECE", "t4", "ece", higher_is_better=False, description="before calibration; lower is better"),
-)
-OVERALL_KEYS = ("t1", "t2", "t3", "t3x")
+def overview_columns() -> tuple[Column, ...]:
+    """The overview's columns, task by task in registry order, read from the registry on each call."""
+    return tuple(
+        Column(
+            column.key,
+            column.label,
+            spec.id,
+            column.metric,
+            METRICS[column.metric].higher_is_better,
+            column.description,
+        )
+        for spec in TASKS.values()
+        for column in spec.overview_columns
+    )
+
+
+def overall_keys() -> tuple[str, ...]:
+    """The columns averaged into the overall score: the main metric of each task counted in it."""
+    return tuple(
+        column.key
+        for spec in TASKS.values()
+        if spec.in_overall
+        for column in spec.overview_columns
+        if column.metric == spec.main_metric
+    )
+
+
 SPECIAL_SORTS = ("rank", "model", "params")
 
 
@@ -217,7 +235,7 @@ def build_overview(
     expected: dict[str, int],
     *,
     sort: str | None = None,
-    columns: Sequence[Column] = OVERVIEW_COLUMNS,
+    columns: Sequence[Column] | None = None,
 ) -> OverviewTable:
     """One row per run with a cell per column, overall score, rank interval and sort order.
 
@@ -225,8 +243,9 @@ def build_overview(
     selected languages; `expected` is, per column key, how many of the selected languages (or pairs)
     this benchmark version has results for at all.
     """
+    columns = overview_columns() if columns is None else columns
     by_key = {(row["run_id"], row["task"], row["metric"]): row for row in aggregates}
-    overall_keys = [key for key in OVERALL_KEYS if expected.get(key, 0) > 0]
+    overall = [key for key in overall_keys() if expected.get(key, 0) > 0]
     rows = []
     for run in runs:
         cells = {}
@@ -235,8 +254,8 @@ def build_overview(
             if cell.missing and cell.note == "not covered" and run.is_published and column.metric == "ece":
                 cell.note = "reference ECE not comparable"
             cells[column.key] = cell
-        overall = mean_cell([cells[key] for key in overall_keys]) if overall_keys else Cell(note="no results")
-        rows.append(OverviewRow(run=run, cells=cells, overall=overall))
+        total = mean_cell([cells[key] for key in overall]) if overall else Cell(note="no results")
+        rows.append(OverviewRow(run=run, cells=cells, overall=total))
 
     ranked = [row for row in rows if not row.overall.missing]
     for row, interval in zip(ranked, rank_intervals([row.overall.estimate() for row in ranked]), strict=True):
@@ -257,7 +276,7 @@ def build_overview(
     return OverviewTable(
         columns=list(columns),
         rows=_sort_rows(rows, key, descending),
-        overall_keys=overall_keys,
+        overall_keys=overall,
         sort=sort_value,
         intervals_missing=any(not row.overall.has_ci for row in ranked),
         notes=notes,
@@ -428,36 +447,12 @@ def group_pairs(
     return summary(f"same {noun}", same), summary(f"cross-{noun}", cross), groups
 
 
-# Metrics that are not fractions: Max@R is a mean rank, shown as a number of documents.
-RANK_METRICS = frozenset({"max@r"})
-METRIC_ORDER = (
-    "recall@1",
-    "recall@5",
-    "recall@10",
-    "mrr@10",
-    "ndcg@10",
-    "auroc",
-    "auprc",
-    "accuracy",
-    "ece",
-    "ece_calibrated",
-    "ece_hist",
-    "ece_temp",
-    "ece_reference",
-    "max@r",
-    "max@r_norm",
-    "complete@10",
-    "english_preference",
-)
-TASK_ORDER = ("t1", "t2", "t3", "t3x", "t4", "multi")
-
-
 def format_metric(metric: str, value: float | None) -> str:
+    """A value as the pages print it, in the metric's scale; an unknown metric is taken as a fraction."""
     if value is None:
         return ""
-    if metric in RANK_METRICS:
-        return f"{value:,.1f}"
-    return percent(value)
+    spec = METRICS.get(metric)
+    return spec.format(value) if spec is not None else percent(value)
 
 
 @dataclass
@@ -486,9 +481,10 @@ def score_sections(scores: Iterable[dict], language_order: dict[str, int]) -> li
         return (order.index(key) if key in order else len(order), key)
 
     sections = []
-    for task in sorted(grouped, key=lambda key: rank(TASK_ORDER, key)):
+    task_order, metric_order = tuple(TASKS), tuple(METRICS)
+    for task in sorted(grouped, key=lambda key: rank(task_order, key)):
         metrics = sorted(
-            {metric for values in grouped[task].values() for metric in values}, key=lambda m: rank(METRIC_ORDER, m)
+            {metric for values in grouped[task].values() for metric in values}, key=lambda m: rank(metric_order, m)
         )
         rows = []
         for (source, target), values in sorted(

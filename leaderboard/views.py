@@ -12,6 +12,7 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonRe
 from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET
 
+from evaluation.engine.registry import TASKS
 from evaluation.models import Run
 from leaderboard import pages
 from leaderboard.cache import generation_key
@@ -24,11 +25,21 @@ def overview(request: HttpRequest) -> HttpResponse:
     return public_page(request, "overview", "leaderboard/overview.html", lambda: pages.overview_page(request.GET))
 
 
+# A task's page is chosen by its kind in the registry; tasks of other kinds have no page (404).
+# The page name (cache key and CSV file name) keeps the form each kind of page has always had.
+TASK_PAGES = {
+    "retrieval": ("task-{}", "leaderboard/task.html", pages.task_page),
+    "classification": ("{}", "leaderboard/classification.html", pages.classification_page),
+}
+
+
 @require_GET
 def task_detail(request: HttpRequest, task: str) -> HttpResponse:
-    if task == "t4":
-        return public_page(request, "t4", "leaderboard/t4.html", lambda: pages.t4_page(request.GET))
-    return public_page(request, f"task-{task}", "leaderboard/task.html", lambda: pages.task_page(request.GET, task))
+    spec = TASKS.get(task)
+    if spec is None or spec.kind not in TASK_PAGES:
+        raise Http404("Unknown task")
+    name, template, build = TASK_PAGES[spec.kind]
+    return public_page(request, name.format(task), template, lambda: build(request.GET, task))
 
 
 @require_GET

@@ -100,6 +100,21 @@ DIAGNOSTIC_METRICS = ("max@r", "max@r_norm", "complete@10", "english_preference"
 
 TaskKind = Literal["retrieval", "classification", "diagnostics"]
 Field = Literal["persona", "instruction"]
+# Kinds of task that have a page of their own on the leaderboard (diagnostics show on run pages only).
+PAGE_KINDS: tuple[TaskKind, ...] = ("retrieval", "classification")
+
+
+@dataclass(frozen=True)
+class ColumnSpec:
+    """A column of the leaderboard's overview: one metric of one task, averaged over languages.
+
+    key: the column's name in `?sort=`, the exports and the API (the task id for a task's main column).
+    """
+
+    key: str
+    label: str
+    metric: str
+    description: str = ""
 
 
 @dataclass(frozen=True)
@@ -109,6 +124,15 @@ class TaskSpec:
     query_field / document_field: which text of an item is the query and which the document.
     cross_lingual: units are ordered language pairs (source → target) instead of languages.
     in_overall: whether the task's main metric counts towards the overview's overall score.
+    nav_label: the task's link in the leaderboard's sub-navigation (default: short_title).
+    columns: the task's columns on the overview; by default a task in the overall score gets one
+      column of its main metric, other tasks none.
+    compare_label: the task's axis on the compare page (default: short_title for retrieval tasks,
+      none for the others).
+    published_metrics: metrics that only the reference's published results report (kept in exports).
+    monolingual_twin: for a cross-lingual task, the monolingual task shown on its heatmap's diagonal.
+    reference_folder / reference_task: the reference implementation's result folder for the task and
+      the "task" its result files declare (both empty for tasks the reference did not publish).
     """
 
     id: str
@@ -124,6 +148,13 @@ class TaskSpec:
     in_overall: bool = False
     description: str = ""
     extra: dict = field(default_factory=dict, compare=False, hash=False)
+    nav_label: str = ""
+    columns: tuple[ColumnSpec, ...] | None = None
+    compare_label: str | None = None
+    published_metrics: tuple[str, ...] = ()
+    monolingual_twin: str = ""
+    reference_folder: str = ""
+    reference_task: str = ""
 
     @property
     def metric_specs(self) -> tuple[MetricSpec, ...]:
@@ -133,6 +164,36 @@ class TaskSpec:
     def shown_metrics(self) -> tuple[str, ...]:
         """The metrics a task's table shows, main metric first."""
         return self.table_metrics or self.metrics
+
+    @property
+    def has_page(self) -> bool:
+        return self.kind in PAGE_KINDS
+
+    @property
+    def nav(self) -> str:
+        """The sub-navigation label; empty for a task without a page of its own."""
+        return (self.nav_label or self.short_title) if self.has_page else ""
+
+    @property
+    def overview_columns(self) -> tuple[ColumnSpec, ...]:
+        if self.columns is not None:
+            return self.columns
+        if not self.in_overall:
+            return ()
+        label = f"{self.short_title} {METRICS[self.main_metric].short_label}"
+        return (ColumnSpec(self.id, label, self.main_metric, self.description),)
+
+    @property
+    def compare_axis(self) -> str:
+        """The task's label on the compare page's axes; empty when it is not compared there."""
+        if self.compare_label is not None:
+            return self.compare_label
+        return self.short_title if self.kind == "retrieval" else ""
+
+    @property
+    def reported_metrics(self) -> tuple[str, ...]:
+        """Every metric a task's export lists: its own, then those only published results carry."""
+        return self.metrics + tuple(name for name in self.published_metrics if name not in self.metrics)
 
 
 def _tasks(*specs: TaskSpec) -> dict[str, TaskSpec]:
@@ -153,6 +214,10 @@ TASKS: dict[str, TaskSpec] = _tasks(
         table_metrics=("recall@1", "recall@5", "mrr@10"),
         in_overall=True,
         description="each persona's instruction among all instructions of its language",
+        columns=(ColumnSpec("t1", "T1 mono R@1", "recall@1", "persona→instruction, same language"),),
+        published_metrics=("ndcg@10",),
+        reference_folder="t1_mono_retrieval",
+        reference_task="t1_mono_retrieval",
     ),
     TaskSpec(
         "t2",
@@ -167,6 +232,11 @@ TASKS: dict[str, TaskSpec] = _tasks(
         table_metrics=("recall@1", "recall@5", "mrr@10"),
         in_overall=True,
         description="a persona in one language, its instruction among all instructions of another",
+        columns=(ColumnSpec("t2", "T2 cross R@1", "recall@1", "persona→instruction, language pairs"),),
+        published_metrics=("ndcg@10",),
+        monolingual_twin="t1",
+        reference_folder="t2_xling_retrieval",
+        reference_task="t2_xling_retrieval",
     ),
     TaskSpec(
         "t3",
@@ -181,6 +251,11 @@ TASKS: dict[str, TaskSpec] = _tasks(
         table_metrics=("recall@1", "recall@5", "mrr@10"),
         in_overall=True,
         description="each instruction's persona among all personas of its language",
+        nav_label="T3 mono",
+        columns=(ColumnSpec("t3", "T3 mono R@1", "recall@1", "instruction→persona, same language"),),
+        published_metrics=("ndcg@10",),
+        reference_folder="t3_reverse_retrieval",
+        reference_task="t3_reverse_retrieval",
     ),
     TaskSpec(
         "t3x",
@@ -195,6 +270,12 @@ TASKS: dict[str, TaskSpec] = _tasks(
         table_metrics=("recall@1", "recall@5", "mrr@10"),
         in_overall=True,
         description="an instruction in one language, its persona among all personas of another",
+        nav_label="T3 cross",
+        columns=(ColumnSpec("t3x", "T3 cross R@1", "recall@1", "instruction→persona, language pairs"),),
+        published_metrics=("ndcg@10",),
+        monolingual_twin="t3",
+        reference_folder="t3_xling_reverse_retrieval",
+        reference_task="t3_reverse_retrieval",
     ),
     TaskSpec(
         "t4",
@@ -207,10 +288,28 @@ TASKS: dict[str, TaskSpec] = _tasks(
         metrics=CLASSIFICATION_METRICS,
         main_metric="auroc",
         description="a logistic head on [|u−v|, u⊙v] decides whether a persona and an instruction belong together",
+        # The page's table adds the reference's own figure, flagged as not an ECE, after the calibrated ECEs.
+        table_metrics=(
+            "auroc",
+            "auprc",
+            "accuracy",
+            "ece",
+            "ece_calibrated",
+            "ece_hist",
+            "ece_temp",
+            "ece_reference",
+        ),
+        columns=(
+            ColumnSpec("t4_auroc", "T4 AUROC", "auroc", "compatibility classification"),
+            ColumnSpec("t4_ece", "T4 ECE", "ece", "before calibration; lower is better"),
+        ),
+        compare_label="T4 AUROC",
+        reference_folder="t4_classification",
+        reference_task="t4_classification",
     ),
     TaskSpec(
         "multi",
-        "Multi-reference diagnostics (language + English pool)",
+        "Multi-reference diagnostics (English + language pool)",
         "Diagnostics",
         "diagnostics",
         "persona",
@@ -242,3 +341,10 @@ def task(task_id: str) -> TaskSpec:
         return TASKS[task_id]
     except KeyError:
         raise KeyError(f"unknown task {task_id!r}; known: {', '.join(TASKS)}") from None
+
+
+def is_cross_lingual(task_id: str) -> bool:
+    """Whether a task's units are ordered language pairs, read from the registry on each call;
+    an unknown task is taken as monolingual."""
+    spec = TASKS.get(task_id)
+    return spec is not None and spec.cross_lingual

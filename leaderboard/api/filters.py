@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import django_filters
 
-from evaluation.models import Run, Score, Task
+from evaluation.models import Run, Score, task_choices
 
 
 class RunFilter(django_filters.FilterSet):
@@ -17,7 +17,7 @@ class RunFilter(django_filters.FilterSet):
 
 
 class ScoreFilter(django_filters.FilterSet):
-    task = django_filters.MultipleChoiceFilter(choices=Task.choices)
+    task = django_filters.MultipleChoiceFilter(choices=task_choices)
     metric = django_filters.CharFilter()
     source = django_filters.CharFilter(field_name="source_id", help_text="ISO 639-3 code")
     target = django_filters.CharFilter(field_name="target_id", help_text="ISO 639-3 code")

@@ -9,6 +9,7 @@ from django.http import QueryDict
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
+from evaluation.engine.registry import TASKS, TaskSpec
 from evaluation.languages import BY_CODE
 from leaderboard.tables import Cell, percent
 
@@ -19,6 +20,12 @@ SHORT_NOTES = {
     "reference ECE not comparable": "n/a",
     "no results for this selection": "no results",
 }
+
+
+@register.simple_tag
+def task_pages() -> list[TaskSpec]:
+    """The tasks with a page of their own, in registry order, for the sub-navigation."""
+    return [spec for spec in TASKS.values() if spec.has_page]
 
 
 @register.filter

@@ -56,10 +56,11 @@ def test_it_draws_reliability_before_and_after_calibration(client):
 def test_it_reads_several_spellings_of_the_bins():
     bins = [{"count": 3, "mean_p": 0.2, "mean_y": 0.1}]
     columns = {"count": [3], "mean_p": [0.2], "mean_y": [0.1]}
-    assert reliability_curves({"t4": {"reliability": {"hin": {"before": bins, "after": columns}}}}) == {
+    assert reliability_curves({"t4": {"reliability": {"hin": {"before": bins, "after": columns}}}}, "t4") == {
         "hin": {"before": bins, "after": bins}
     }
-    assert reliability_curves({"t4": {"reliability": {"base": bins, "calibrated": bins}}}) == {
+    assert reliability_curves({"t4": {"reliability": {"base": bins, "calibrated": bins}}}, "t4") == {
         "all": {"before": bins, "after": bins}
     }
-    assert reliability_curves({}) == {} and reliability_curves({"t4": {"reliability": "nonsense"}}) == {}
+    assert reliability_curves({}, "t4") == {}
+    assert reliability_curves({"t4": {"reliability": "nonsense"}}, "t4") == {}
