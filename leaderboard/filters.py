@@ -58,6 +58,11 @@ class LanguageSelectionForm(forms.Form):
         required=False,
         label="Cross-lingual pairs",
     )
+    common = forms.BooleanField(
+        required=False,
+        label="Common languages only",
+        help_text="Average every model over the same languages: those all shown models declare.",
+    )
     sort = forms.CharField(required=False, widget=forms.HiddenInput)
 
     def __init__(self, *args, **kwargs) -> None:

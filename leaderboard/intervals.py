@@ -63,15 +63,29 @@ def stored_joint_interval(
     return float(entry["ci_low"]), float(entry["ci_high"])
 
 
-def joint_interval_from_ranks(
+def joint_samples_from_ranks(
     ranks: Sequence[np.ndarray], metric: str, *, seed: int, n_resamples: int = bootstrap.DEFAULT_RESAMPLES
-) -> tuple[float, float] | None:
-    """The joint bootstrap interval of the mean of `metric` over units given by their per-query ranks.
+) -> np.ndarray | None:
+    """The bootstrap resamples of the mean of `metric` over units given by their per-query ranks.
 
     Every unit must list its queries in the same item order (the engine's), so that one resample
     draws the same items in every language."""
     if not ranks or len({len(unit) for unit in ranks}) != 1:
         return None
     rows = np.stack([per_query_retrieval(unit)[metric] for unit in ranks])
-    samples = bootstrap.bootstrap_means(rows, n_resamples, seed)
-    return bootstrap.percentile_interval(samples.mean(axis=0))
+    return bootstrap.bootstrap_means(rows, n_resamples, seed).mean(axis=0)
+
+
+def joint_interval_from_ranks(
+    ranks: Sequence[np.ndarray], metric: str, *, seed: int, n_resamples: int = bootstrap.DEFAULT_RESAMPLES
+) -> tuple[float, float] | None:
+    """The joint bootstrap interval of the mean of `metric` over units given by their per-query ranks."""
+    samples = joint_samples_from_ranks(ranks, metric, seed=seed, n_resamples=n_resamples)
+    return None if samples is None else bootstrap.percentile_interval(samples)
+
+
+def joint_interval_of_means(samples: Sequence[np.ndarray]) -> tuple[float, float] | None:
+    """The joint interval of a mean of averages (the overall score) from each average's resamples."""
+    if not samples:
+        return None
+    return bootstrap.percentile_interval(np.mean(np.stack(samples), axis=0))

@@ -18,8 +18,11 @@ from evaluation.engine.registry import METRICS, TASKS, TaskSpec
 from evaluation.languages import BY_CODE, LANGUAGES
 from evaluation.models import Dataset, Item, Run, Score
 from leaderboard import plots
+from leaderboard.coverage import Coverage, averaging_languages, coverage
 from leaderboard.filters import LeaderboardFilter
+from leaderboard.run_intervals import joint_average_interval, joint_overall_interval
 from leaderboard.tables import (
+    OVERALL,
     Column,
     RunInfo,
     asymmetry,
@@ -31,8 +34,10 @@ from leaderboard.tables import (
     manifest_facts,
     mark_best,
     next_sort,
+    overall_keys,
     overview_columns,
     pair_matrix,
+    pair_selected,
     score_sections,
     select_languages,
 )
@@ -89,6 +94,7 @@ def run_info(run: Run) -> RunInfo:
         kind=run.model.kind,
         parameter_count=run.model.parameter_count,
         dataset=str(run.dataset),
+        declared_languages=tuple(run.model.declared_languages or ()),
     )
 
 
@@ -110,6 +116,29 @@ class Selection:
     pair_mode: str
     query: str
     units: list[tuple[str, str, str | None]]
+    common: bool = False
+
+    @property
+    def languages_by_run(self) -> dict[int, list[str]]:
+        """The languages each run is averaged over (leaderboard.coverage: declared, or common)."""
+        declared = {run.pk: list(run.model.declared_languages or []) for run in self.runs}
+        return averaging_languages(declared, self.languages, common=self.common)  # type: ignore[return-value]
+
+    def coverage_by_run(self) -> dict[int, Coverage]:
+        by_run = {run.pk: run for run in self.runs}
+        return {
+            run_id: coverage(by_run[run_id].model.declared_languages, self.languages, chosen)
+            for run_id, chosen in self.languages_by_run.items()
+        }
+
+    def units_of(self, task: str, languages: list[str]) -> list[tuple[str, str | None]]:
+        """The (source, target) units of `task` this version has results for, within `languages`."""
+        chosen = set(languages)
+        return [
+            (source, target)
+            for unit_task, source, target in self.units
+            if unit_task == task and pair_selected(source, target, chosen, self.pair_mode)
+        ]
 
     @property
     def infos(self) -> list[RunInfo]:
@@ -162,11 +191,12 @@ def resolve_selection(params: QueryDict, unit_columns: list[tuple[str, str]]) ->
         pair_mode=form.cleaned_data.get("pairs") or "both",
         query=params.urlencode() if hasattr(params, "urlencode") else "",
         units=units,
+        common=bool(form.cleaned_data.get("common")),
     )
     return selection
 
 
-FILTER_PARAMS = ("dataset", "languages", "script", "family", "pairs", "origin", "kind", "size")
+FILTER_PARAMS = ("dataset", "languages", "script", "family", "pairs", "common", "origin", "kind", "size")
 
 
 def _params(query: str, names) -> list[tuple[str, str]]:
@@ -207,18 +237,67 @@ def _encode(pairs: list[tuple[str, str]]) -> str:
 # ---------------------------------------------------------------------------------------------- overview
 
 
+def joint_intervals(
+    selection: Selection, columns, aggregates: list[dict], languages_by_run: dict[int, list[str]]
+) -> dict[tuple[int, str], tuple[float, float]]:
+    """The engine's joint bootstrap interval of every re-run's retrieval averages and overall score.
+
+    Published runs have no resamples (their intervals stay the mean of the Wilson bounds); a
+    re-run's average whose units the run does not all have keeps the mean of its bounds too."""
+    counts = {(row["run_id"], row["task"], row["metric"]): row["n"] for row in aggregates}
+    overall = set(overall_keys())
+    found: dict[tuple[int, str], tuple[float, float]] = {}
+    for run in selection.runs:
+        if run.is_published:
+            continue
+        groups = []
+        for column in columns:
+            if TASKS[column.task].kind != "retrieval":
+                continue
+            units = selection.units_of(column.task, languages_by_run.get(run.pk, selection.languages))
+            if not units or counts.get((run.pk, column.task, column.metric)) != len(units):
+                continue
+            interval = joint_average_interval(run, column.task, column.metric, units)
+            if interval is not None:
+                found[(run.pk, column.key)] = interval
+            if column.key in overall:
+                groups.append((column.task, column.metric, units))
+        if groups and len(groups) == len([c for c in columns if c.key in overall]):
+            interval = joint_overall_interval(run, groups)
+            if interval is not None:
+                found[(run.pk, OVERALL)] = interval
+    return found
+
+
 def overview_page(params: QueryDict) -> Page:
     columns = list(overview_columns())
     column_keys = [(column.task, column.metric) for column in columns]
     selection = resolve_selection(params, column_keys)
     infos = selection.infos
+    languages_by_run = selection.languages_by_run
     aggregates = (
-        Score.objects.for_runs(selection.run_ids).column_means(column_keys, selection.languages, selection.pair_mode)
+        Score.objects.for_runs(selection.run_ids).column_means(
+            column_keys, selection.languages, selection.pair_mode, languages_by_run=languages_by_run
+        )
         if infos and selection.languages
         else []
     )
     expected = expected_units(selection.units, columns, set(selection.languages), selection.pair_mode)
-    table = build_overview(infos, aggregates, expected, sort=params.get("sort"), columns=columns)
+    expected_by_run = {
+        run_id: expected_units(selection.units, columns, set(chosen), selection.pair_mode)
+        for run_id, chosen in languages_by_run.items()
+    }
+    intervals = joint_intervals(selection, columns, aggregates, languages_by_run)
+    table = build_overview(
+        infos,
+        aggregates,
+        expected,
+        sort=params.get("sort"),
+        columns=columns,
+        expected_by_run=expected_by_run,
+        intervals=intervals,
+        coverage_by_run=selection.coverage_by_run(),
+    )
     ranked = [row for row in table.rows if not row.overall.missing]
     ranked.sort(key=lambda row: -row.overall.value)
     figure = (
@@ -250,6 +329,8 @@ def overview_page(params: QueryDict) -> Page:
         "overall",
         "overall_ci_low",
         "overall_ci_high",
+        "averaged_languages",
+        "coverage",
     ]
     for column in columns:
         export_headers += [
@@ -272,6 +353,8 @@ def overview_page(params: QueryDict) -> Page:
             row.rank[0] if row.rank else None,
             row.rank[1] if row.rank else None,
             *_ci(row.overall),
+            " ".join(row.coverage.averaged) if row.coverage else "",
+            row.coverage.label if row.coverage else "",
         ]
         for column in columns:
             cell = row.cells[column.key]
@@ -284,6 +367,7 @@ def overview_page(params: QueryDict) -> Page:
         "sort_links": sort_links,
         "overall_labels": [column.label for column in columns if column.key in table.overall_keys],
         "figure": figure,
+        "common": selection.common,
         # The note on the ECE column links to the page of the task that the column belongs to.
         "ece_task": next((column.task for column in columns if column.metric == "ece"), None),
     }
