@@ -377,6 +377,28 @@ def overview_page(params: QueryDict) -> Page:
 # ---------------------------------------------------------------------------------------------- task pages
 
 
+def per_source_means_by_run(
+    scores, task: str, metrics: list[str], languages: list[str], pair_mode: str, languages_by_run: dict[int, list[str]]
+) -> list[dict]:
+    """Per query language, the mean over the document languages each run is averaged over.
+
+    A query language outside a run's declared languages is still shown (marked, never averaged), as
+    the mean over all selected document languages."""
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for run_id, chosen in languages_by_run.items():
+        groups.setdefault(tuple(chosen), []).append(run_id)
+    values: list[dict] = []
+    for chosen, run_ids in groups.items():
+        group = scores.filter(run_id__in=run_ids)
+        inside = [code for code in languages if code in chosen]
+        values += group.per_source_means(task, metrics, inside, pair_mode) if inside else []
+        if len(inside) < len(languages):
+            outside = set(languages) - set(inside)
+            rows = group.per_source_means(task, metrics, languages, pair_mode)
+            values += [row for row in rows if row["source"] in outside]
+    return values
+
+
 def task_page(params: QueryDict, task: str) -> Page:
     spec = page_task(task, "retrieval")
     pair = spec.cross_lingual
@@ -385,9 +407,11 @@ def task_page(params: QueryDict, task: str) -> Page:
     selection = resolve_selection(params, [(task, main)])
     infos = selection.infos
     scores = Score.objects.for_runs(selection.run_ids)
-    languages = selection.languages
+    languages_by_run = selection.languages_by_run
+    # "Common languages only" shows just the languages every model is averaged over.
+    languages = next(iter(languages_by_run.values()), selection.languages) if selection.common else selection.languages
     if pair:
-        values = scores.per_source_means(task, reported, languages, selection.pair_mode)
+        values = per_source_means_by_run(scores, task, reported, languages, selection.pair_mode, languages_by_run)
     else:
         values = scores.per_language(task, reported, languages)
     # Rows follow the mean of the main metric, best first, in every table of the page (like the paper's tables).
