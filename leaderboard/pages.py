@@ -20,6 +20,7 @@ from evaluation.models import Dataset, Item, Run, Score
 from leaderboard import plots
 from leaderboard.coverage import Coverage, averaging_languages, coverage
 from leaderboard.filters import LeaderboardFilter
+from leaderboard.reproduce import in_paper_unit, load_paper_tables, t4_block_value
 from leaderboard.run_intervals import joint_average_interval, joint_overall_interval
 from leaderboard.tables import (
     OVERALL,
@@ -43,6 +44,19 @@ from leaderboard.tables import (
 )
 
 LANGUAGE_ORDER = {lang.code: position for position, lang in enumerate(LANGUAGES)}
+# The columns of the paper's Table 7, per split: AUROC and AUPRC uncalibrated, accuracy and ECE calibrated.
+T7_COLUMNS = (
+    ("auroc", "AUROC"),
+    ("auprc", "AUPRC"),
+    ("accuracy_calibrated", "Acc. (cal.)"),
+    ("ece_calibrated", "Ref. ECE cal. ⚠"),
+)
+
+
+def paper_table(number: str) -> dict:
+    return next(table for table in load_paper_tables()["tables"] if table["table"] == number)
+
+
 ARTEFACT_SUFFIXES = (".npy", ".npz", ".json", ".csv", ".jsonl", ".log", ".txt")
 CALIBRATORS = {"hist": "histogram binning", "temp": "temperature scaling", "temperature": "temperature scaling"}
 
@@ -523,11 +537,18 @@ def classification_page(params: QueryDict, task: str) -> Page:
     infos = selection.infos
     languages = selection.languages
     metric_columns = [(task, metric) for metric in shown]
-    aggregates = Score.objects.for_runs(selection.run_ids).column_means(metric_columns, languages) if infos else []
+    languages_by_run = selection.languages_by_run
+    aggregates = (
+        Score.objects.for_runs(selection.run_ids).column_means(
+            metric_columns, languages, languages_by_run=languages_by_run
+        )
+        if infos
+        else []
+    )
     by_key = {(row["run_id"], row["metric"]): row for row in aggregates}
-    expected = len(languages)
     summary = []
     for info in infos:
+        expected = len(languages_by_run.get(info.id, languages))
         cells = {metric: cell_from_aggregate(by_key.get((info.id, metric)), expected) for metric in shown}
         summary.append((info, cells))
     for metric in shown:
@@ -593,9 +614,35 @@ def classification_page(params: QueryDict, task: str) -> Page:
         "chosen": chosen,
         "figures": figures,
         "published_present": any(info.is_published for info in infos),
+        "published_t4": published_t4_rows(selection.runs),
     }
     context["hidden_for_run"] = context["hidden_for_choice"]
     return Page(spec.title, context, {task: ExportTable(headers, rows)})
+
+
+def published_t4_rows(runs: list[Run]) -> list[dict]:
+    """The reference's T4 file that the paper's Table 7 prints for each published model, beside the paper.
+
+    Every block of every file is kept on the run (details["t4_published"]); this shows the one the
+    paper reports (the Assamese file, or a model's pooled 'all' file) and what Table 7 printed."""
+    paper = {row["model"]: row["values"] for row in paper_table("7")["rows"]}
+    rows = []
+    for run in runs:
+        blocks = (run.details or {}).get("t4_published") or {}
+        chosen = "all" if "all" in blocks else "asm" if "asm" in blocks else None
+        if not run.is_published or chosen is None:
+            continue
+        printed = paper.get(run.model.name, {})
+        figures = []
+        for split in ("dev", "test"):
+            for metric, label in T7_COLUMNS:
+                key = f"{split}:{metric}"
+                value = t4_block_value(blocks[chosen], key)
+                figures.append(
+                    {"split": split, "label": label, "file": in_paper_unit(key, value), "paper": printed.get(key)}
+                )
+        rows.append({"run": run, "file": blocks[chosen].get("file", chosen), "files": len(blocks), "figures": figures})
+    return rows
 
 
 # ---------------------------------------------------------------------------------------------- cross-lingual

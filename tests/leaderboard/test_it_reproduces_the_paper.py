@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from tests.leaderboard.html import tables
+
 pytestmark = pytest.mark.django_db
 
 FIELDS = {"table", "model", "language", "metric", "paper", "files", "rerun", "status", "note", "unit"}
@@ -86,3 +88,18 @@ def test_it_renders_the_page(client, published):
     assert response.status_code == 200
     html = response.content.decode()
     assert "Reproducing the paper" in html and "Table 7 = the Assamese file only" in html
+
+
+def test_it_shows_the_t4_file_the_paper_reports_on_the_t4_page(client, published):
+    response = client.get(reverse("leaderboard:task", args=["t4"]))
+    assert response.status_code == 200
+    table = tables(response.content)["t4-published"]
+    rows = {row[0]: row for row in table[1:]}
+    assert len(rows) == 8
+    # DistilUSE has T4: the pooled 'all' file, whose test AUROC is the paper's 71.0.
+    distiluse = rows["distiluse-base-multilingual-cased-v2"]
+    assert distiluse[1].startswith("distiluse-base-multilingual-cased-v2-all-dev_test")
+    test_auroc = table[0].index("test AUROC")
+    assert distiluse[test_auroc].startswith("70.9") or distiluse[test_auroc].startswith("71.0")
+    assert "paper 71.0" in distiluse[test_auroc]
+    assert rows["LaBSE"][1].startswith("LaBSE-asm-dev_test")
