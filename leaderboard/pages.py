@@ -769,8 +769,12 @@ def compare_page(params: QueryDict) -> Page:
     languages = selection.languages
     if len(chosen) >= 2:
         scores = Score.objects.for_runs([run.pk for run in chosen])
+        by_run = selection.languages_by_run
+        languages_by_run = {run.pk: by_run.get(run.pk, languages) for run in chosen}
         if spec.cross_lingual:
-            values = scores.per_source_means(task, [main.name], languages, selection.pair_mode)
+            values = per_source_means_by_run(
+                scores, task, [main.name], languages, selection.pair_mode, languages_by_run
+            )
         else:
             values = scores.per_language(task, [main.name], languages)
         table = build_language_table(infos, values, languages, main.name, higher_is_better=main.higher_is_better)
@@ -779,15 +783,15 @@ def compare_page(params: QueryDict) -> Page:
             {run.label: [(c.value, c.ci_low, c.ci_high) for c in cells] for run, cells, _ in table.rows},
             title=f"{task.upper()} {main.label} per {'query ' if spec.cross_lingual else ''}language",
         )
-        means = scores.column_means([(t, m) for t, m, _ in axes], languages, selection.pair_mode)
-        units = expected_units(
-            selection.units,
-            [Column(f"{t}:{m}", label, t, m) for t, m, label in axes],
-            set(languages),
-            selection.pair_mode,
+        means = scores.column_means(
+            [(t, m) for t, m, _ in axes], languages, selection.pair_mode, languages_by_run=languages_by_run
         )
+        axis_columns = [Column(f"{t}:{m}", label, t, m) for t, m, label in axes]
         lookup = {(row["run_id"], row["task"], row["metric"]): row for row in means}
         for info in infos:
+            units = expected_units(
+                selection.units, axis_columns, set(languages_by_run.get(info.id, languages)), selection.pair_mode
+            )
             cells = [cell_from_aggregate(lookup.get((info.id, t, m)), units[f"{t}:{m}"]) for t, m, _ in axes]
             summary.append((info, cells))
         for index, (_, metric, _) in enumerate(axes):
