@@ -942,6 +942,11 @@ def run_page(run_id: int) -> Page:
         "command": reproduce_command(run),
         "artefacts": artefacts(run),
         "skipped_files": (run.details or {}).get("skipped_files") or [],
+        # The published T4 files kept whole (dev and test, base and calibrated), by language or "all".
+        "t4_published_files": [
+            (code, block.get("file", ""))
+            for code, block in sorted(((run.details or {}).get("t4_published") or {}).items())
+        ],
     }
     headers = ["run_id", "model", "task", "source", "target", "metric", "value", "ci_low", "ci_high"]
     rows = [

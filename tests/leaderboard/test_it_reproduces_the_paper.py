@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from evaluation.models import Score
+from tests.leaderboard.factories import make_run
 from tests.leaderboard.html import tables
 
 pytestmark = pytest.mark.django_db
@@ -103,3 +105,14 @@ def test_it_shows_the_t4_file_the_paper_reports_on_the_t4_page(client, published
     assert distiluse[test_auroc].startswith("70.9") or distiluse[test_auroc].startswith("71.0")
     assert "paper 71.0" in distiluse[test_auroc]
     assert rows["LaBSE"][1].startswith("LaBSE-asm-dev_test")
+
+
+def test_it_sets_a_re_run_beside_the_paper_and_the_files(client, published):
+    rerun = make_run(published, "BAAI/bge-m3", languages=("hin", "mar"), tasks=("t1",), level=0.25)
+    hindi = Score.objects.get(run=rerun, task="t1", source="hin", metric="recall@1")
+    cells = client.get(reverse("leaderboard:reproduce"), {"format": "json"}).json()["cells"]
+    cell = find(cells, table="3", model=BGE, language="hin", metric="recall@1")[0]
+    assert cell["rerun"] == pytest.approx(100 * hindi.value)
+    assert cell["status"] == "reproduces" and cell["paper"] == 23.4
+    # An average over languages the re-run does not have is not made up.
+    assert find(cells, table="3", model=BGE, language="avg", metric="recall@1")[0]["rerun"] is None
