@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from io import StringIO
+
 import pytest
 from django.urls import reverse
 
@@ -116,3 +118,18 @@ def test_it_sets_a_re_run_beside_the_paper_and_the_files(client, published):
     assert cell["status"] == "reproduces" and cell["paper"] == 23.4
     # An average over languages the re-run does not have is not made up.
     assert find(cells, table="3", model=BGE, language="avg", metric="recall@1")[0]["rerun"] is None
+
+
+def test_it_checks_table_2_against_the_imported_validation_ratings(client):
+    from django.core.management import call_command
+
+    from tests.annotation.shared import VALIDATION_DIR, load_validation_items
+
+    load_validation_items()
+    call_command("import_judgements", str(VALIDATION_DIR), verbosity=0, stdout=StringIO())
+    cells = client.get(reverse("leaderboard:reproduce"), {"format": "json"}).json()["cells"]
+    for language in ("ben", "hin", "mar", "tam", "urd"):
+        for metric in ("percent_agreement", "kappa"):
+            cell = find(cells, table="2", language=language, metric=metric)[0]
+            assert cell["status"] == "reproduces", cell
+    assert find(cells, table="2", language="asm", metric="kappa")[0]["status"] == "unavailable"
