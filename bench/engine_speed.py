@@ -118,10 +118,10 @@ def main() -> None:
     engine_result = engine_runs[-1][2]
     engine_wall = float(np.mean([run[0] for run in engine_runs]))
     engine_cpu = float(np.mean([run[1] for run in engine_runs]))
-    timings = engine_result.manifest["timings"]
+    timings = engine_result.manifest.timings
     print(
         f"engine: {engine_wall:8.1f} s wall, {engine_cpu:8.1f} s CPU (mean of 2 runs: "
-        f"{', '.join(f'{run[0]:.1f}' for run in engine_runs)} s; {engine_result.manifest['texts_encoded']} texts "
+        f"{', '.join(f'{run[0]:.1f}' for run in engine_runs)} s; {engine_result.manifest.texts_encoded} texts "
         f"encoded; last run encode {timings['encode']:.1f} s, score {timings['score']:.1f} s)"
     )
     print(f"naive:  {naive_wall:8.1f} s wall, {naive_cpu:8.1f} s CPU ({naive_texts} texts encoded)")
@@ -132,7 +132,7 @@ def main() -> None:
     print(f"same metrics: {len(compared)} values compared, largest difference {worst:.2e}")
     print(
         f"speed-up: {naive_wall / engine_wall:.1f}x wall, {naive_cpu / engine_cpu:.1f}x CPU (target >= 10x); "
-        f"texts encoded {naive_texts / engine_result.manifest['texts_encoded']:.1f}x"
+        f"texts encoded {naive_texts / engine_result.manifest.texts_encoded:.1f}x"
     )
 
 

@@ -1,6 +1,7 @@
 """Django side of the evaluation engine: read items, run the engine, write the results in one transaction.
 
-What a finished execution leaves on the run (other apps read these):
+What a finished execution leaves on the run (other apps read these; the engine's typed results,
+evaluation/engine/results.py, are the one reader and writer of run.details / run.manifest):
 
   Score rows      task t1|t3|t4|multi: source = language, target = None; t2|t3x: source → target.
                   Metrics recall@1/5/10, mrr@10 (retrieval); auroc, auprc, accuracy, ece, ece_hist,
@@ -42,7 +43,8 @@ from evaluation.engine.backends import LexicalBackend, load_backend
 from evaluation.engine.encoders import ResolvedModel, resolve_model
 from evaluation.engine.errors import DuplicateRunError, ModelNotFoundError
 from evaluation.engine.lexical import LEXICAL_NAMES
-from evaluation.engine.runner import Corpus, Evaluation, build_corpus, evaluate, plan_tasks
+from evaluation.engine.results import Details, Manifest, RunResult, ScoreRow, render_document
+from evaluation.engine.runner import Corpus, build_corpus, evaluate, plan_tasks
 from evaluation.models import EmbeddingModel, Item, Run, Score
 
 logger = logging.getLogger(__name__)
@@ -122,7 +124,7 @@ def _claim_revision(run: Run, commit: str) -> None:
     run.resolved_commit, run.engine_version = commit, ENGINE_VERSION
 
 
-def _write_results(run: Run, result: Evaluation) -> None:
+def _write_results(run: Run, result: RunResult) -> None:
     from leaderboard.cache import bump_generation
 
     languages_needed = {row.source for row in result.scores} | {row.target for row in result.scores if row.target}
@@ -147,15 +149,16 @@ def _write_results(run: Run, result: Evaluation) -> None:
         )
         # Keys written by others (attempt history, pre-flight tokenizer checks) are kept; the engine's
         # own keys are replaced by this execution's.
-        details = {**(locked.details or {}), **result.details}
+        details = {**(locked.details or {}), **result.details.to_dict()}
+        manifest = result.manifest.to_dict()
         Run.objects.filter(pk=run.pk).update(
-            manifest=result.manifest,
+            manifest=manifest,
             details=details,
             resolved_commit=run.resolved_commit,
             engine_version=ENGINE_VERSION,
         )
         transaction.on_commit(bump_generation)
-    run.manifest, run.details = result.manifest, details
+    run.manifest, run.details = manifest, details
     logger.info("Run %s: wrote %d scores (%d languages)", run.pk, len(result.scores), len(languages_needed))
 
 
@@ -214,6 +217,20 @@ def execute_run(
         artefact_sink=_save_artefact(run),
         timings=loaded.timings,
     )
-    result.manifest["dataset"]["id"] = run.dataset_id
-    result.manifest["run_id"] = run.pk
+    result.manifest.dataset["id"] = run.dataset_id
+    result.manifest.run_id = run.pk
     _write_results(run, result)
+
+
+def stored_result(run: Run) -> RunResult:
+    """A finished run's results as the engine returned them, read back from its rows."""
+    scores = [
+        ScoreRow(row.task, row.source_id, row.target_id, row.metric, row.value, row.ci_low, row.ci_high)
+        for row in run.scores.all()
+    ]
+    return RunResult(scores=scores, details=Details.from_dict(run.details), manifest=Manifest.from_dict(run.manifest))
+
+
+def run_document(run: Run) -> dict:
+    """The JSON document of a finished run, as `manage.py evaluate --output` writes it."""
+    return render_document(stored_result(run), run_id=run.pk)

@@ -15,6 +15,7 @@ from django.db.models import Count
 from django.http import Http404, QueryDict
 
 from evaluation.engine.registry import METRICS, TASKS, TaskSpec
+from evaluation.engine.results import ClassificationDetails, Details
 from evaluation.languages import BY_CODE, LANGUAGES
 from evaluation.models import Dataset, Item, Run, Score
 from leaderboard import plots
@@ -477,56 +478,27 @@ def task_page(params: QueryDict, task: str) -> Page:
 
 
 def reliability_curves(details: dict, task: str) -> dict[str, dict[str, list[dict]]]:
-    """Reliability bins from run.details as {group: {"before": bins, "after": bins}}.
+    """Reliability bins of a classification task's results as {language: {"before": bins, "after": bins}}.
 
-    The engine stores, per language (and possibly "all"), the bins before and after calibration;
-    each bin is {"count", "mean_p", "mean_y"}. Column-wise bins ({"count": [...], ...}) and the
-    names base/calibrated are accepted too, so the page does not depend on one spelling.
+    Read with the engine's typed results (one spelling, schema 1); each bin is {"count", "mean_p",
+    "mean_y"}, and empty bins (no test pair) are left out.
     """
-    block = (details or {}).get(task) or {}
-    raw = block.get("reliability") if isinstance(block, dict) else None
-    if not isinstance(raw, dict):
+    block = Details.from_dict(details).tasks.get(task)
+    if not isinstance(block, ClassificationDetails):
         return {}
-
-    def as_bins(value) -> list[dict]:
-        if isinstance(value, dict) and isinstance(value.get("bins"), list | dict):
-            value = value["bins"]
-        if isinstance(value, dict) and all(isinstance(v, list) for v in value.values()):
-            keys = list(value)
-            value = [dict(zip(keys, column, strict=False)) for column in zip(*value.values(), strict=False)]
-        if not isinstance(value, list):
-            return []
-        bins = []
-        for entry in value:
-            if not isinstance(entry, dict):
-                continue
-            mean_p = entry.get("mean_p", entry.get("confidence", entry.get("mean_prob")))
-            mean_y = entry.get("mean_y", entry.get("accuracy", entry.get("frequency")))
-            count = entry.get("count", entry.get("n", 0))
-            if mean_p is not None and mean_y is not None:
-                bins.append({"count": int(count or 0), "mean_p": float(mean_p), "mean_y": float(mean_y)})
-        return bins
-
-    def curve_pair(value) -> dict[str, list[dict]]:
-        if not isinstance(value, dict):
-            return {}
-        before = value.get("before", value.get("base", value.get("uncalibrated")))
-        after = value.get("after", value.get("calibrated"))
-        pair = {}
-        if before is not None:
-            pair["before"] = as_bins(before)
-        if after is not None:
-            pair["after"] = as_bins(after)
-        return {key: bins for key, bins in pair.items() if bins}
-
-    if "before" in raw or "after" in raw or "base" in raw:
-        pair = curve_pair(raw)
-        return {"all": pair} if pair else {}
     curves = {}
-    for group, value in raw.items():
-        pair = curve_pair(value)
+    for group, reliability in block.reliability.items():
+        pair = {
+            name: [
+                {"count": b.count, "mean_p": b.mean_p, "mean_y": b.mean_y}
+                for b in bins
+                if b.mean_p is not None and b.mean_y is not None
+            ]
+            for name, bins in (("before", reliability.before), ("after", reliability.after))
+        }
+        pair = {name: bins for name, bins in pair.items() if bins}
         if pair:
-            curves[str(group)] = pair
+            curves[group] = pair
     return curves
 
 
@@ -576,13 +548,13 @@ def classification_page(params: QueryDict, task: str) -> Page:
     figures = []
     if chosen:
         curves = reliability_curves(chosen.details, task)
-        raw = ((chosen.details or {}).get(task) or {}).get("reliability") or {}
+        block = Details.from_dict(chosen.details).tasks[task]
         for group in ["all", *[code for code in languages if code in curves]]:
             if group not in curves:
                 continue
             name = "all languages" if group == "all" else BY_CODE[group].name if group in BY_CODE else group
             # The engine records which calibrator the dev split chose; the curve is named after it.
-            calibrator = (raw.get(group) or {}).get("calibrator") if isinstance(raw.get(group), dict) else None
+            calibrator = block.reliability[group].calibrator
             after = "after calibration" + (f" ({CALIBRATORS.get(calibrator, calibrator)})" if calibrator else "")
             figures.append(
                 (
@@ -865,8 +837,8 @@ def artefacts(run: Run) -> dict[str, str]:
 
 def tokenizer_coverage(details: dict) -> tuple[list[str], list[tuple[str, list]]]:
     """Tokenizer coverage per script as (metric names, rows of (script, values))."""
-    coverage = (details or {}).get("tokenizer_coverage")
-    if not isinstance(coverage, dict):
+    coverage = Details.from_dict(details).tokenizer_coverage
+    if not coverage:
         return [], []
     # PostgreSQL's jsonb does not keep key order, so rows and columns are put in a fixed order here.
     coverage = {script: coverage[script] for script in sorted(coverage) if isinstance(coverage[script], dict)}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from evaluation.engine.results import Details
 from evaluation.languages import TARGET_CODES
 from evaluation.models import Dataset, Run, Score
 from evaluation.preflight import InvalidModelReference, validate_reference
@@ -68,7 +69,7 @@ class SubmissionDetailSerializer(RunStatusSerializer):
         fields = [*RunStatusSerializer.Meta.fields, "note", "manifest", "tokenizer_coverage", "scores"]
 
     def get_tokenizer_coverage(self, run: Run) -> dict:
-        return run.details.get("tokenizer_coverage", {})
+        return Details.from_dict(run.details).tokenizer_coverage
 
     def get_scores(self, run: Run) -> list[dict]:
         if run.status != Run.Status.DONE:

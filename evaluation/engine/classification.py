@@ -27,8 +27,8 @@ from evaluation.engine.calibration import (
 )
 from evaluation.engine.metrics import weighted_accuracy, weighted_auroc, weighted_average_precision
 from evaluation.engine.pairs import SPLITS, PairSet
+from evaluation.engine.registry import CLASSIFICATION_METRICS as T4_METRICS
 
-T4_METRICS = ("auroc", "auprc", "accuracy", "ece", "ece_hist", "ece_temp", "ece_calibrated")
 ECE_METRICS = ("ece", "ece_hist", "ece_temp", "ece_calibrated")
 # The name of the interval reported for ECE metrics (see evaluate_classifier), as the manifest states it.
 ECE_INTERVAL = "percentile interval shifted by the bootstrap bias estimate (not Efron's BC)"

@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import numpy as np
 
-MULTI_METRICS = ("max@r", "max@r_norm", "complete@10", "english_preference")
-
 
 def multi_reference_per_query(
     ranks: np.ndarray, gold_scores: np.ndarray, english_at_least: np.ndarray, pool_size: int

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from evaluation.engine.registry import RETRIEVAL_METRICS as RETRIEVAL_METRICS
+
 RECALL_CUTOFFS = (1, 5, 10)
 MRR_CUTOFF = 10
-RETRIEVAL_METRICS = (*(f"recall@{k}" for k in RECALL_CUTOFFS), f"mrr@{MRR_CUTOFF}")
 
 
 def per_query_retrieval(ranks: np.ndarray) -> dict[str, np.ndarray]:
@@ -23,6 +24,7 @@ def per_query_retrieval(ranks: np.ndarray) -> dict[str, np.ndarray]:
     ranks = np.asarray(ranks)
     values = {f"recall@{k}": (ranks <= k).astype(np.float64) for k in RECALL_CUTOFFS}
     values[f"mrr@{MRR_CUTOFF}"] = np.where(ranks <= MRR_CUTOFF, 1.0 / ranks, 0.0)
+    assert tuple(values) == RETRIEVAL_METRICS, "the registry's retrieval metrics and these cutoffs disagree"
     return values
 
 

@@ -5,8 +5,10 @@ Every fact about a metric (its label, direction, scale, number format) and every
 The engine, the Django models' choices, the leaderboard's tables, pages, exports and the API read
 them from this module instead of repeating string literals. No Django imports here.
 
-Adding a metric: one `MetricSpec` in `METRICS`. Adding a task: one `TaskSpec` in `TASKS` (plus, for a
-task with a new kind of unit, its build/score functions in the engine).
+Adding a metric: one `MetricSpec` in `METRICS`. Adding a task: one `TaskSpec` in `TASKS`. How a task's
+units are built and scored is named by its `method`, one of the unit methods of evaluation/engine/units.py
+(full-pool retrieval over languages or ordered pairs, pair classification, multi-reference diagnostics);
+a task needing a new kind of unit adds one method there. The engine never branches on a task's id.
 """
 
 from __future__ import annotations
@@ -100,6 +102,8 @@ DIAGNOSTIC_METRICS = ("max@r", "max@r_norm", "complete@10", "english_preference"
 
 TaskKind = Literal["retrieval", "classification", "diagnostics"]
 Field = Literal["persona", "instruction"]
+# How the engine builds and scores a task's units (evaluation/engine/units.py holds one class per method).
+Method = Literal["full_pool", "pair_classifier", "multi_reference", "hard_negatives"]
 # Kinds of task that have a page of their own on the leaderboard (diagnostics show on run pages only).
 PAGE_KINDS: tuple[TaskKind, ...] = ("retrieval", "classification")
 
@@ -123,6 +127,7 @@ class TaskSpec:
 
     query_field / document_field: which text of an item is the query and which the document.
     cross_lingual: units are ordered language pairs (source → target) instead of languages.
+    method: how its units are built and scored (see Method).
     in_overall: whether the task's main metric counts towards the overview's overall score.
     nav_label: the task's link in the leaderboard's sub-navigation (default: short_title).
     columns: the task's columns on the overview; by default a task in the overall score gets one
@@ -144,6 +149,7 @@ class TaskSpec:
     cross_lingual: bool
     metrics: tuple[str, ...]
     main_metric: str
+    method: Method = "full_pool"
     table_metrics: tuple[str, ...] = ()
     in_overall: bool = False
     description: str = ""
@@ -159,6 +165,11 @@ class TaskSpec:
     @property
     def metric_specs(self) -> tuple[MetricSpec, ...]:
         return tuple(METRICS[name] for name in self.metrics)
+
+    @property
+    def query_role(self) -> str:
+        """The encoding role of the queries: personas are asked as queries, instructions as reverse queries."""
+        return "query" if self.query_field == "persona" else "reverse_query"
 
     @property
     def shown_metrics(self) -> tuple[str, ...]:
@@ -287,6 +298,7 @@ TASKS: dict[str, TaskSpec] = _tasks(
         cross_lingual=False,
         metrics=CLASSIFICATION_METRICS,
         main_metric="auroc",
+        method="pair_classifier",
         description="a logistic head on [|u−v|, u⊙v] decides whether a persona and an instruction belong together",
         # The page's table adds the reference's own figure, flagged as not an ECE, after the calibrated ECEs.
         table_metrics=(
@@ -308,6 +320,23 @@ TASKS: dict[str, TaskSpec] = _tasks(
         reference_task="t4_classification",
     ),
     TaskSpec(
+        "t5",
+        "T5 · hard-negative retrieval (persona → instruction)",
+        "T5",
+        "retrieval",
+        "persona",
+        "instruction",
+        cross_lingual=False,
+        metrics=RETRIEVAL_METRICS,
+        main_metric="recall@1",
+        method="hard_negatives",
+        table_metrics=("recall@1", "recall@5", "mrr@10"),
+        description=(
+            "each persona's instruction among itself and the 20 instructions of its language that BM25 finds "
+            "most similar to it, a pool frozen per dataset version"
+        ),
+    ),
+    TaskSpec(
         "multi",
         "Multi-reference diagnostics (English + language pool)",
         "Diagnostics",
@@ -317,6 +346,7 @@ TASKS: dict[str, TaskSpec] = _tasks(
         cross_lingual=False,
         metrics=DIAGNOSTIC_METRICS,
         main_metric="max@r_norm",
+        method="multi_reference",
         description="each persona against its own-language and English instructions pooled together",
     ),
 )

@@ -2,7 +2,9 @@
 
 The runner receives plain data (the items of each language, aligned by item id) and a Backend, and
 returns plain data (score rows, averages, details, a manifest); the Django side (services.py) reads
-items from the database and writes the results. Tasks:
+items from the database and writes the results. `evaluate()` is a loop over the task specs of the
+registry (registry.TASKS); each spec names the unit method (units.py) that builds and scores its
+units, so the runner never branches on a task. The tasks today:
 
   t1     persona(L) → instruction(L), pool = all instructions of L;
   t2     persona(L1) → instruction(L2) for every ordered pair L1 ≠ L2;
@@ -19,34 +21,32 @@ are bootstrapped jointly with the same resamples, since the languages share thei
 
 from __future__ import annotations
 
-import itertools
 import platform
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
 from evaluation.engine import DEFAULT_SEED, ENGINE_VERSION, bootstrap
 from evaluation.engine.backends import Backend, EncodeStats, TextSet
-from evaluation.engine.classification import ECE_INTERVAL, T4_METRICS, evaluate_pair_set
-from evaluation.engine.diagnostics import MULTI_METRICS, multi_reference_per_query, script_aggregates
+from evaluation.engine.classification import ECE_INTERVAL
+from evaluation.engine.diagnostics import script_aggregates
 from evaluation.engine.errors import DatasetError
-from evaluation.engine.metrics import RETRIEVAL_METRICS, per_query_retrieval
-from evaluation.engine.pairs import SPLITS, build_pair_set
-from evaluation.engine.retrieval import rank_golds
+from evaluation.engine.registry import CROSS_LINGUAL_TASKS, TASK_IDS, TASKS
+from evaluation.engine.results import SCHEMA_VERSION, Details, Manifest, RunResult, ScoreRow
+from evaluation.engine.units import SOURCE_LANGUAGE, TOP_K, Context, Unit, method_of
 from evaluation.languages import BY_CODE
 
 ProgressCallback = Callable[[str, float, str], None]
 ArtefactSink = Callable[[str, dict[str, np.ndarray]], str]
 
-ALL_TASKS = ("t1", "t2", "t3", "t3x", "t4", "multi")
-CROSS_LINGUAL = {"t2", "t3x"}
-SOURCE_LANGUAGE = "eng"
-TOP_K = 10
+# Kept for callers of the runner; the registry is the one source of both.
+ALL_TASKS = TASK_IDS
+CROSS_LINGUAL = CROSS_LINGUAL_TASKS
 
 
 @dataclass(frozen=True)
@@ -72,25 +72,8 @@ class Corpus:
         return len(next(iter(self.languages.values())).item_ids) if self.languages else 0
 
 
-@dataclass
-class ScoreRow:
-    task: str
-    source: str
-    target: str | None
-    metric: str
-    value: float
-    ci_low: float | None
-    ci_high: float | None
-
-
-@dataclass
-class Evaluation:
-    scores: list[ScoreRow]
-    averages: dict[str, dict[str, dict]]
-    details: dict
-    manifest: dict
-    encode_stats: EncodeStats
-
+# The engine's answer: typed, versioned results (results.py). `Evaluation` is its older name.
+Evaluation = RunResult
 
 # Building and checking the corpus ---------------------------------------------------------------------
 
@@ -180,60 +163,33 @@ def plan_tasks(requested: list[str] | None, corpus: Corpus) -> tuple[list[str], 
     explicit = bool(requested)
     tasks = requested or list(ALL_TASKS)
     skipped: dict[str, str] = {}
-    reasons = {}
-    if len(corpus.languages) < 2:
-        reasons.update({task: "needs at least two languages" for task in CROSS_LINGUAL})
-    if corpus.english is None:
-        reasons["multi"] = "needs English originals aligned with the translated items"
-    if corpus.pool_size < 15:
-        reasons["t4"] = "needs at least 15 items per language for train/dev/test splits"
-    for task in ALL_TASKS:
-        if task in reasons and task in tasks:
+    for spec in TASKS.values():
+        reason = method_of(spec).unmet_requirement(spec, corpus)
+        if reason and spec.id in tasks:
             if explicit:
-                raise DatasetError(f"Task {task} cannot run on this selection: it {reasons[task]}.")
-            skipped[task] = reasons[task]
-        elif task not in tasks:
-            skipped[task] = "not requested"
+                raise DatasetError(f"Task {spec.id} cannot run on this selection: it {reason}.")
+            skipped[spec.id] = reason
+        elif spec.id not in tasks:
+            skipped[spec.id] = "not requested"
     return [task for task in ALL_TASKS if task in tasks and task not in skipped], skipped
 
 
 def text_sets_for(corpus: Corpus, tasks: list[str]) -> dict[tuple[str, str, str], TextSet]:
     """Every (language, field, role) text set the tasks need; each is encoded once for all tasks."""
+    specs = [TASKS[task] for task in tasks]
     sets: dict[tuple[str, str, str], TextSet] = {}
-
-    def add(language: LanguageTexts, field_name: str, role: str) -> None:
-        texts = language.personas if field_name == "persona" else language.instructions
-        sets[(language.code, field_name, role)] = TextSet(language.code, field_name, role, texts)
-
-    forward = {"t1", "t2", "t4", "multi"} & set(tasks)
-    reverse = {"t3", "t3x"} & set(tasks)
     for language in corpus.languages.values():
-        if forward:
-            add(language, "persona", "query")
-            add(language, "instruction", "document")
-        if reverse:
-            add(language, "instruction", "reverse_query")
-            add(language, "persona", "document")
-    if "multi" in tasks and corpus.english is not None:
-        add(corpus.english, "persona", "query")
-        add(corpus.english, "instruction", "document")
+        for spec in specs:
+            sets.update(method_of(spec).language_sets(spec, language))
+    for spec in specs:
+        sets.update(method_of(spec).extra_sets(spec, corpus))
     return sets
 
 
 # Evaluating -------------------------------------------------------------------------------------------
 
 
-@dataclass
-class _Unit:
-    task: str
-    source: str
-    target: str | None
-    per_query: dict[str, np.ndarray] = field(default_factory=dict)
-    values: dict[str, float] = field(default_factory=dict)
-    boot: dict[str, np.ndarray] = field(default_factory=dict)
-
-
-def _summarise(units: list[_Unit], metrics: Iterable[str], n_resamples: int, seed: int) -> None:
+def _summarise(units: list[Unit], metrics: Iterable[str], n_resamples: int, seed: int) -> None:
     """Point values and bootstrap samples of every unit's per-query metrics, in one matrix product."""
     metrics = list(metrics)
     if not units:
@@ -248,7 +204,7 @@ def _summarise(units: list[_Unit], metrics: Iterable[str], n_resamples: int, see
             row += 1
 
 
-def _average(units: list[_Unit], metrics: Iterable[str]) -> dict[str, dict]:
+def _average(units: list[Unit], metrics: Iterable[str]) -> dict[str, dict]:
     result = {}
     for metric in metrics:
         usable = [unit for unit in units if metric in unit.values and not np.isnan(unit.values[metric])]
@@ -263,6 +219,18 @@ def _average(units: list[_Unit], metrics: Iterable[str]) -> dict[str, dict]:
             "n": len(usable),
         }
     return result
+
+
+def _score_rows(units: list[Unit], metrics: Iterable[str]) -> list[ScoreRow]:
+    rows = []
+    for unit in units:
+        for metric in metrics:
+            value = unit.values.get(metric)
+            if value is None or np.isnan(value):
+                continue
+            low, high = bootstrap.percentile_interval(unit.boot[metric])
+            rows.append(ScoreRow(unit.task, unit.source, unit.target, metric, value, low, high))
+    return rows
 
 
 def code_version() -> str:
@@ -320,175 +288,77 @@ def evaluate(
     progress: ProgressCallback | None = None,
     artefact_sink: ArtefactSink | None = None,
     timings: dict[str, float] | None = None,
-) -> Evaluation:
+) -> RunResult:
     """Run the planned tasks; `progress` may raise (e.g. RunCancelled) to stop between steps."""
     report = progress or (lambda stage, fraction, detail: None)
     timings = dict(timings or {})
     planned, skipped = plan_tasks(tasks, corpus)
+    specs = [TASKS[task] for task in planned]
     sets = text_sets_for(corpus, planned)
 
     started = time.perf_counter()
     stats = backend.prepare(list(sets.values()), report)
     timings["encode"] = time.perf_counter() - started
 
-    codes = list(corpus.languages)
-    retrieval_units: list[tuple[str, str, str | None]] = []
-    for task in planned:
-        if task in ("t1", "t3"):
-            retrieval_units += [(task, code, None) for code in codes]
-        elif task in CROSS_LINGUAL:
-            retrieval_units += [(task, a, b) for a, b in itertools.permutations(codes, 2)]
-    total_steps = len(retrieval_units) + len(codes) * (("t4" in planned) + ("multi" in planned))
-    step = 0
-    rank_files: list[dict] = []
-    units_by_task: dict[str, list[_Unit]] = {task: [] for task in planned}
-    details: dict = {"skipped_tasks": skipped}
-
-    def advance(detail: str, within: float = 1.0) -> None:
-        report("SCORING", min(1.0, (step + within) / max(1, total_steps)), detail)
-
-    def save_ranks(name: str, arrays: dict[str, np.ndarray], task: str, source: str, target: str | None) -> None:
-        if artefact_sink is not None:
-            path = artefact_sink(name, arrays)
-            rank_files.append({"task": task, "source": source, "target": target, "path": path})
-
+    work = [(spec, key) for spec in specs for key in method_of(spec).unit_keys(spec, corpus)]
+    context = Context(corpus, backend, sets, seed, n_resamples, report, artefact_sink, total_steps=len(work))
+    units_by_task: dict[str, list[Unit]] = {spec.id: [] for spec in specs}
     scoring_started = time.perf_counter()
-    for task, source, target in retrieval_units:
-        query_language = corpus.languages[source]
-        doc_language = corpus.languages[target or source]
-        if task in ("t1", "t2"):
-            queries = sets[(source, "persona", "query")]
-            documents = sets[(target or source, "instruction", "document")]
-        else:
-            queries = sets[(source, "instruction", "reverse_query")]
-            documents = sets[(target or source, "persona", "document")]
-        pair = f"{source}→{target}" if target else source
-        detail = f"task {task}: {pair} ({step + 1} of {total_steps})"
-        advance(detail, 0.0)
-        result = rank_golds(
-            backend.scorer(queries, documents),
-            np.arange(len(query_language.item_ids)),
-            k=TOP_K,
-            on_block=lambda done, total, detail=detail: advance(detail, done / total),
-        )
-        ranks = result.ranks[:, 0]
-        units_by_task[task].append(_Unit(task, source, target, per_query_retrieval(ranks)))
-        save_ranks(
-            f"ranks-{task}-{source}" + (f"-{target}" if target else ""),
-            {
-                "query_item_ids": query_language.item_ids,
-                "ranks": ranks.astype(np.int32),
-                "top10_item_ids": doc_language.item_ids[result.topk].astype(np.int32),
-                "gold_scores": result.gold_scores[:, 0],
-            },
-            task,
-            source,
-            target,
-        )
-        step += 1
+    for spec, (source, target) in work:
+        units_by_task[spec.id].append(method_of(spec).score(spec, context, source, target))
+        context.step += 1
 
-    if "multi" in planned:
-        english = corpus.english
-        assert english is not None
-        for code in codes:
-            detail = f"task multi: {code} + English pool ({step + 1} of {total_steps})"
-            advance(detail, 0.0)
-            n = len(corpus.languages[code].item_ids)
-            documents = [sets[(code, "instruction", "document")], sets[(SOURCE_LANGUAGE, "instruction", "document")]]
-            english_mask = np.r_[np.zeros(n, dtype=bool), np.ones(n, dtype=bool)]
-            result = rank_golds(
-                backend.scorer(sets[(code, "persona", "query")], documents),
-                np.stack([np.arange(n), n + np.arange(n)], axis=1),
-                k=TOP_K,
-                groups={"english": english_mask},
-                on_block=lambda done, total, detail=detail: advance(detail, done / total),
-            )
-            per_query = multi_reference_per_query(
-                result.ranks, result.gold_scores, result.group_counts["english"][:, 0], pool_size=2 * n
-            )
-            units_by_task["multi"].append(_Unit("multi", code, None, per_query))
-            pool_ids = np.r_[corpus.languages[code].item_ids, english.item_ids]
-            save_ranks(
-                f"ranks-multi-{code}-eng",
-                {
-                    "query_item_ids": corpus.languages[code].item_ids,
-                    "ranks": result.ranks.astype(np.int32),
-                    "top10_item_ids": pool_ids[result.topk].astype(np.int32),
-                    "top10_is_english": english_mask[result.topk],
-                },
-                "multi",
-                code,
-                SOURCE_LANGUAGE,
-            )
-            step += 1
-
-    t4_details: dict = {"reliability": {}, "pair_sets": {}}
-    if "t4" in planned:
-        for code in codes:
-            advance(f"task t4: {code} ({step + 1} of {total_steps})", 0.0)
-            language = corpus.languages[code]
-            pairs = build_pair_set(
-                code, language.item_ids, list(language.instructions), seed=seed, content_hash=corpus.content_hash
-            )
-            features = backend.pair_features(
-                sets[(code, "persona", "query")],
-                sets[(code, "instruction", "document")],
-                pairs.persona_rows,
-                pairs.instruction_rows,
-            )
-            output = evaluate_pair_set(features, pairs, seed=seed, n_resamples=n_resamples)
-            unit = _Unit("t4", code, None, values=dict(output.metrics), boot=dict(output.boot))
-            units_by_task["t4"].append(unit)
-            t4_details["reliability"][code] = {
-                **output.reliability,
-                "calibrator": output.chosen,
-                "dev_cv_ece": output.dev_cv_ece,
-                "temperature": output.temperature,
-                "n_test_pairs": int(pairs.split_mask("test").sum()),
-            }
-            t4_details["pair_sets"][code] = {
-                "digest": pairs.digest(),
-                "pairs": {split: int(pairs.split_mask(split).sum()) for split in SPLITS},
-            }
-            step += 1
-        t4_details["features"] = (
-            "[|u−v|, u⊙v] of persona and instruction embeddings"
-            if backend.kind == "dense"
-            else "the baseline's own similarity score of the pair"
-        )
-        details["t4"] = t4_details
-
-    metrics_of = {"t1": RETRIEVAL_METRICS, "t2": RETRIEVAL_METRICS, "t3": RETRIEVAL_METRICS}
-    metrics_of |= {"t3x": RETRIEVAL_METRICS, "multi": MULTI_METRICS, "t4": T4_METRICS}
     scores: list[ScoreRow] = []
     averages: dict[str, dict] = {}
-    for task in planned:
-        units = units_by_task[task]
-        if task != "t4":
-            _summarise(units, metrics_of[task], n_resamples, seed)
-        for unit in units:
-            for metric in metrics_of[task]:
-                value = unit.values.get(metric)
-                if value is None or np.isnan(value):
-                    continue
-                low, high = bootstrap.percentile_interval(unit.boot[metric])
-                scores.append(ScoreRow(task, unit.source, unit.target, metric, value, low, high))
-        averages[task] = _average(units, metrics_of[task])
-    script_of = {code: BY_CODE[code].script for code in codes if code in BY_CODE}
+    details: dict = {"skipped_tasks": skipped}
+    task_manifests: dict[str, dict | None] = {}
+    for spec in specs:
+        units, method = units_by_task[spec.id], method_of(spec)
+        if method.bootstrapped_by_runner:
+            _summarise(units, spec.metrics, n_resamples, seed)
+        scores += _score_rows(units, spec.metrics)
+        averages[spec.id] = _average(units, spec.metrics)
+        if (block := method.details(spec, context, units)) is not None:
+            details[spec.id] = block
+        if method.has_manifest_block:
+            task_manifests[spec.id] = method.manifest(spec, units)
+    script_of = {code: BY_CODE[code].script for code in corpus.languages if code in BY_CODE}
     details["script_groups"] = {
-        task: script_aggregates({(unit.source, unit.target): unit.values for unit in units_by_task[task]}, script_of)
-        for task in planned
-        if task in CROSS_LINGUAL
+        spec.id: script_aggregates({(u.source, u.target): u.values for u in units_by_task[spec.id]}, script_of)
+        for spec in specs
+        if spec.cross_lingual
     }
     timings["score"] = time.perf_counter() - scoring_started
     details["averages"] = averages
-    details["ranks"] = rank_files
+    details["ranks"] = context.rank_files
     coverage = backend.tokenizer_coverage(list(sets.values()))
     if coverage:
         details["tokenizer_coverage"] = coverage
     report("SCORING", 1.0, "done")
+    manifest = build_manifest(corpus, backend, stats, planned, skipped, seed, n_resamples, timings)
+    for spec in TASKS.values():
+        if method_of(spec).has_manifest_block:
+            manifest[spec.id] = task_manifests.get(spec.id)
+    return RunResult(
+        scores=scores,
+        details=Details.from_dict({**details, "schema_version": SCHEMA_VERSION}),
+        manifest=Manifest.from_dict({**manifest, "schema_version": SCHEMA_VERSION}),
+        encode_stats=stats,
+    )
 
-    manifest = {
+
+def build_manifest(
+    corpus: Corpus,
+    backend: Backend,
+    stats: EncodeStats,
+    planned: list[str],
+    skipped: dict[str, str],
+    seed: int,
+    n_resamples: int,
+    timings: dict[str, float],
+) -> dict:
+    """What produced the scores: engine, code, seed, data, model, machine, libraries, timings."""
+    return {
         "engine_version": ENGINE_VERSION,
         "code_version": code_version(),
         "seed": seed,
@@ -503,7 +373,7 @@ def evaluate(
             "version": corpus.version,
             "content_hash": corpus.content_hash,
             "pool_size": corpus.pool_size,
-            "languages": codes,
+            "languages": list(corpus.languages),
             "english_originals": corpus.english is not None,
         },
         "model": backend.describe(),
@@ -519,14 +389,4 @@ def evaluate(
         "encoding": asdict(stats),
         "ranking": {"ties": "pessimistic (rank = documents scoring ≥ the gold)", "pool": "full", "top_k": TOP_K},
         "metric_scale": "fractions in [0, 1]; max@r is a mean rank; max@r_norm is the 0–100 formula divided by 100",
-        "t4": {
-            "splits": dict(zip(SPLITS, (0.6, 0.2, 0.2), strict=True)),
-            "classifier": "StandardScaler + LogisticRegression(C=1.0) fitted on train",
-            "calibration": "histogram binning (15 bins) and temperature scaling fitted on dev; reported on test",
-            "ece": "15 equal-width bins of p(positive), Σ (n_b/N)|mean(y_b) − mean(p_b)|",
-            "pair_set_digests": {code: info["digest"] for code, info in t4_details["pair_sets"].items()},
-        }
-        if "t4" in planned
-        else None,
     }
-    return Evaluation(scores=scores, averages=averages, details=details, manifest=manifest, encode_stats=stats)

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('evaluation', '0005_score_task_choices_from_registry'),
+        ('evaluation', '0006_run_results_schema_1'),
     ]
 
     operations = [

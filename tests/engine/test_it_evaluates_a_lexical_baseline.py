@@ -43,7 +43,8 @@ def test_it_evaluates_a_baseline_writes_artefacts_and_bumps_the_leaderboard_cach
     assert groups["same_script"]["metrics"]["recall@1"] > 5 * groups["cross_script"]["metrics"]["recall@1"]
 
     paths = {(e["task"], e["source"], e["target"]): e["path"] for e in run.details["ranks"]}
-    assert len(paths) == 3 + 6 + 3 + 6 + 3
+    # T1, T2, T3, T3x, T5 and the diagnostics: one rank file per language or ordered pair.
+    assert len(paths) == 3 + 6 + 3 + 6 + 3 + 3
     with default_storage.open(paths[("multi", "tam", "eng")]) as handle:
         multi = np.load(handle)
         assert multi["ranks"].shape == (150, 2) and multi["top10_item_ids"].shape == (150, 10)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from evaluation.engine.results import SCHEMA_VERSION
 from evaluation.models import Dataset, EmbeddingModel, Language, Run, Score
 
 FIVE = ("hin", "mar", "ben", "tam", "urd")
@@ -63,13 +64,23 @@ def make_run(
         name=model_name,
         defaults={"display_name": display_name, "parameter_count": parameter_count, "kind": kind},
     )
-    details = dict(details or {})
+    # Run details as the engine writes them (typed results, evaluation/engine/results.py).
+    details = {"schema_version": SCHEMA_VERSION, **(details or {})}
     if with_bins:
         details["t4"] = {
             "reliability": {
-                code: {"before": reliability_bins(-0.15), "after": reliability_bins(-0.02), "calibrator": "temp"}
+                code: {
+                    "before": reliability_bins(-0.15),
+                    "after": reliability_bins(-0.02),
+                    "calibrator": "temp",
+                    "dev_cv_ece": {"hist": 0.05, "temp": 0.04},
+                    "temperature": 1.3,
+                    "n_test_pairs": 90,
+                }
                 for code in languages
-            }
+            },
+            "pair_sets": {},
+            "features": "[|u−v|, u⊙v] of persona and instruction embeddings",
         }
     run = Run.objects.create(
         model=model,

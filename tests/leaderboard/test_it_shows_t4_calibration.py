@@ -8,7 +8,6 @@ import re
 import pytest
 from django.urls import reverse
 
-from leaderboard.pages import reliability_curves
 from tests.leaderboard.factories import make_dataset, make_run, reliability_bins
 from tests.leaderboard.html import tables
 
@@ -51,16 +50,3 @@ def test_it_draws_reliability_before_and_after_calibration(client):
     assert binned_row[4] == "9.0 [7.0, 11.0]"  # lower ECE is better: marked best
     chooser = re.search(r'<select id="reliability-run".*?</select>', page, re.S).group(0)
     assert f'value="{binned.pk}" selected' in chooser and f'value="{plain.pk}"' not in chooser
-
-
-def test_it_reads_several_spellings_of_the_bins():
-    bins = [{"count": 3, "mean_p": 0.2, "mean_y": 0.1}]
-    columns = {"count": [3], "mean_p": [0.2], "mean_y": [0.1]}
-    assert reliability_curves({"t4": {"reliability": {"hin": {"before": bins, "after": columns}}}}, "t4") == {
-        "hin": {"before": bins, "after": bins}
-    }
-    assert reliability_curves({"t4": {"reliability": {"base": bins, "calibrated": bins}}}, "t4") == {
-        "all": {"before": bins, "after": bins}
-    }
-    assert reliability_curves({}, "t4") == {}
-    assert reliability_curves({"t4": {"reliability": "nonsense"}}, "t4") == {}

@@ -14,7 +14,7 @@ from evaluation.engine.errors import EngineError, SubmitterError
 from evaluation.engine.lexical import LEXICAL_NAMES
 from evaluation.engine.runner import ALL_TASKS
 from evaluation.models import Dataset, EmbeddingModel, Run
-from evaluation.services import ensure_baseline_models, execute_run
+from evaluation.services import ensure_baseline_models, execute_run, run_document
 
 STAGES = ("DOWNLOADING", "ENCODING", "SCORING")
 
@@ -173,24 +173,7 @@ class Command(BaseCommand):
         )
 
     def _write_output(self, run: Run, path: Path) -> None:
-        scores = [
-            {
-                "task": score.task,
-                "source": score.source_id,
-                "target": score.target_id,
-                "metric": score.metric,
-                "value": score.value,
-                "ci_low": score.ci_low,
-                "ci_high": score.ci_high,
-            }
-            for score in run.scores.order_by("task", "source_id", "target_id", "metric")
-        ]
-        payload = {
-            "run": run.pk,
-            "scores": scores,
-            "averages": run.details.get("averages", {}),
-            "manifest": run.manifest,
-        }
+        document = run_document(run)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(payload, indent=2, ensure_ascii=False), encoding="utf-8")
-        self.stdout.write(f"Wrote {len(scores)} scores to {path}")
+        path.write_text(json.dumps(document, indent=2, ensure_ascii=False), encoding="utf-8")
+        self.stdout.write(f"Wrote {len(document['scores'])} scores to {path}")

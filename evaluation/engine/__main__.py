@@ -1,0 +1,96 @@
+"""`python -m evaluation.engine`: evaluate a model on a folder of dataset files, without Django or a database.
+
+    python -m evaluation.engine --model intfloat/multilingual-e5-small --data DIR --output result.json
+
+DIR holds `nirdesha_<lang>_<Script>.jsonl` files (or the validation sample's language CSVs), checked
+by the same readers as `manage.py import_dataset`. The output is the document `manage.py evaluate
+--output` writes for the same data (results.render_document), with `run` null: there is no database
+run. Embeddings are cached under --cache-dir, so a second evaluation of the same model is fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from evaluation.dataset_files import DatasetFileError, Problems, open_source
+from evaluation.engine import DEFAULT_SEED
+from evaluation.engine.backends import load_backend
+from evaluation.engine.errors import EngineError
+from evaluation.engine.registry import TASK_IDS
+from evaluation.engine.results import render_document
+from evaluation.engine.runner import build_corpus, evaluate
+
+DEFAULT_CACHE_DIR = Path(os.environ.get("NIRDESHA_CACHE_DIR", Path.home() / ".cache" / "nirdesha" / "embeddings"))
+
+
+def _split(value: str) -> list[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def parser() -> argparse.ArgumentParser:
+    result = argparse.ArgumentParser(prog="python -m evaluation.engine", description=__doc__.split("\n\n")[0])
+    result.add_argument("--model", required=True, help="Hugging Face id, local folder, or bm25 / tfidf-char.")
+    result.add_argument("--data", required=True, type=Path, help="Folder of dataset files.")
+    result.add_argument("--output", required=True, type=Path, help="Write the result document to this JSON file.")
+    result.add_argument("--revision", default="", help="Branch, tag or commit (hub models).")
+    result.add_argument("--tasks", default="", help=f"Comma-separated subset of {','.join(TASK_IDS)}.")
+    result.add_argument("--languages", default="", help="Comma-separated ISO 639-3 codes, e.g. hin,tam.")
+    result.add_argument("--name", default="", help="Dataset name (default: the folder's dataset card, else nirdesha).")
+    result.add_argument("--version", default="", help="Dataset version (default: the dataset card's, else 1.0).")
+    result.add_argument("--device", default=None, choices=["cpu", "cuda"], help="Default: cuda when available.")
+    result.add_argument("--batch-size", type=int, default=None, help="Initial encoding batch size.")
+    result.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR, help="Embedding cache folder.")
+    return result
+
+
+def read_rows(folder: Path) -> tuple[dict[str, list[tuple[int, str, str]]], dict[str, str], str]:
+    """(language → (item_id, persona, instruction) rows, the dataset card, the content hash) of a folder."""
+    source = open_source(folder)
+    problems = Problems()
+    rows: dict[str, list[tuple[int, str, str]]] = {}
+    for row in source.rows(problems):
+        rows.setdefault(row.language, []).append((row.item_id, row.persona, row.instruction))
+    problems.raise_if_any()
+    return rows, source.card, source.fingerprint().content_hash
+
+
+def main(argv: list[str] | None = None) -> int:
+    options = parser().parse_args(argv)
+    name = options.model.strip()
+    if Path(name).expanduser().exists():
+        name = str(Path(name).expanduser().resolve())
+    try:
+        rows, card, content_hash = read_rows(options.data)
+        corpus = build_corpus(
+            rows,
+            requested_languages=_split(options.languages),
+            name=options.name or card.get("name") or "nirdesha",
+            version=options.version or card.get("version") or "1.0",
+            content_hash=content_hash,
+        )
+        loaded = load_backend(
+            name,
+            revision=options.revision or None,
+            cache_root=options.cache_dir,
+            device=options.device,
+            batch_size=options.batch_size,
+        )
+        result = evaluate(
+            corpus, loaded.backend, tasks=_split(options.tasks), seed=DEFAULT_SEED, timings=loaded.timings
+        )
+    except (DatasetFileError, EngineError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    document = render_document(result)
+    options.output.parent.mkdir(parents=True, exist_ok=True)
+    options.output.write_text(json.dumps(document, indent=2, ensure_ascii=False), encoding="utf-8")
+    print(f"Wrote {len(document['scores'])} scores to {options.output}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,403 @@
+"""How a task's units are built and scored: one class per unit method named by the task registry.
+
+A task (registry.TaskSpec) names its `method`; the runner asks that method which units the task has
+on a corpus (languages, or ordered language pairs for a cross-lingual task), which text sets it needs
+encoded, and to score each unit. A unit's per-query values are bootstrapped by the runner (all units
+of a task with the same resamples, so that averages over languages get joint intervals), unless the
+method brings its own bootstrap (pair classification resamples test items with their three pairs).
+The runner never looks at a task's id; everything task-specific is here or in the spec.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+import torch
+
+from evaluation.engine.backends import Backend, TextSet
+from evaluation.engine.classification import evaluate_pair_set
+from evaluation.engine.diagnostics import multi_reference_per_query
+from evaluation.engine.lexical import BM25Index
+from evaluation.engine.metrics import per_query_retrieval
+from evaluation.engine.pairs import SPLITS, build_pair_set
+from evaluation.engine.registry import TaskSpec
+from evaluation.engine.retrieval import BlockScorer, rank_golds
+
+if TYPE_CHECKING:
+    from evaluation.engine.runner import Corpus, LanguageTexts
+
+SOURCE_LANGUAGE = "eng"
+TOP_K = 10
+SetKey = tuple[str, str, str]  # (language, field, role)
+
+
+@dataclass
+class Unit:
+    """One scored unit of a task: a language (target None) or an ordered pair of languages."""
+
+    task: str
+    source: str
+    target: str | None
+    per_query: dict[str, np.ndarray] = field(default_factory=dict)
+    values: dict[str, float] = field(default_factory=dict)
+    boot: dict[str, np.ndarray] = field(default_factory=dict)
+    info: dict = field(default_factory=dict)  # what the method reports about the unit in the task's details
+
+
+@dataclass
+class Context:
+    """What a method needs while scoring: the corpus, the backend, the encoded sets, the run's settings."""
+
+    corpus: Corpus
+    backend: Backend
+    sets: dict[SetKey, TextSet]
+    seed: int
+    n_resamples: int
+    report: Callable[[str, float, str], None]
+    artefact_sink: Callable[[str, dict[str, np.ndarray]], str] | None
+    total_steps: int
+    step: int = 0
+    rank_files: list[dict] = field(default_factory=list)
+
+    def advance(self, detail: str, within: float = 1.0) -> None:
+        self.report("SCORING", min(1.0, (self.step + within) / max(1, self.total_steps)), detail)
+
+    def save_ranks(self, name: str, arrays: dict[str, np.ndarray], task: str, source: str, target: str | None) -> None:
+        if self.artefact_sink is not None:
+            path = self.artefact_sink(name, arrays)
+            self.rank_files.append({"task": task, "source": source, "target": target, "path": path})
+
+    def text_set(self, language: str, field_name: str, role: str) -> TextSet:
+        return self.sets[(language, field_name, role)]
+
+
+def text_set(language: LanguageTexts, field_name: str, role: str) -> tuple[SetKey, TextSet]:
+    texts = language.personas if field_name == "persona" else language.instructions
+    return (language.code, field_name, role), TextSet(language.code, field_name, role, texts)
+
+
+class UnitMethod:
+    """The default behaviour of a method: units over languages (or ordered pairs), bootstrapped by the runner."""
+
+    # False when the method computes its own bootstrap samples (Unit.boot) instead of per-query values.
+    bootstrapped_by_runner = True
+
+    def unmet_requirement(self, spec: TaskSpec, corpus: Corpus) -> str | None:
+        """Why the task cannot run on this corpus, or None."""
+        if spec.cross_lingual and len(corpus.languages) < 2:
+            return "needs at least two languages"
+        return None
+
+    def unit_keys(self, spec: TaskSpec, corpus: Corpus) -> list[tuple[str, str | None]]:
+        codes = list(corpus.languages)
+        if spec.cross_lingual:
+            return list(itertools.permutations(codes, 2))
+        return [(code, None) for code in codes]
+
+    def language_sets(self, spec: TaskSpec, language: LanguageTexts) -> list[tuple[SetKey, TextSet]]:
+        """The text sets of one evaluated language that the task encodes."""
+        return [
+            text_set(language, spec.query_field, spec.query_role),
+            text_set(language, spec.document_field, "document"),
+        ]
+
+    def extra_sets(self, spec: TaskSpec, corpus: Corpus) -> list[tuple[SetKey, TextSet]]:
+        """Text sets beyond the evaluated languages (e.g. the English originals)."""
+        return []
+
+    def score(self, spec: TaskSpec, context: Context, source: str, target: str | None) -> Unit:
+        raise NotImplementedError
+
+    def details(self, spec: TaskSpec, context: Context, units: list[Unit]) -> dict | None:
+        """The task's block of run details, if it has one."""
+        return None
+
+    # True when the manifest has a block for the task (None when the task did not run).
+    has_manifest_block = False
+
+    def manifest(self, spec: TaskSpec, units: list[Unit]) -> dict | None:
+        """The task's block of the manifest."""
+        return None
+
+
+class FullPoolRetrieval(UnitMethod):
+    """Each query's gold document ranked in the full pool of the target language (T1, T2, T3, T3x)."""
+
+    def score(self, spec: TaskSpec, context: Context, source: str, target: str | None) -> Unit:
+        corpus = context.corpus
+        query_language, doc_language = corpus.languages[source], corpus.languages[target or source]
+        queries = context.text_set(source, spec.query_field, spec.query_role)
+        documents = context.text_set(target or source, spec.document_field, "document")
+        pair = f"{source}→{target}" if target else source
+        detail = f"task {spec.id}: {pair} ({context.step + 1} of {context.total_steps})"
+        context.advance(detail, 0.0)
+        result = rank_golds(
+            context.backend.scorer(queries, documents),
+            np.arange(len(query_language.item_ids)),
+            k=TOP_K,
+            on_block=lambda done, total: context.advance(detail, done / total),
+        )
+        ranks = result.ranks[:, 0]
+        unit = Unit(spec.id, source, target, per_query_retrieval(ranks))
+        context.save_ranks(
+            f"ranks-{spec.id}-{source}" + (f"-{target}" if target else ""),
+            {
+                "query_item_ids": query_language.item_ids,
+                "ranks": ranks.astype(np.int32),
+                "top10_item_ids": doc_language.item_ids[result.topk].astype(np.int32),
+                "gold_scores": result.gold_scores[:, 0],
+            },
+            spec.id,
+            source,
+            target,
+        )
+        return unit
+
+
+class MultiReference(UnitMethod):
+    """Each persona against its own-language and English instructions pooled together (two golds)."""
+
+    def unmet_requirement(self, spec: TaskSpec, corpus: Corpus) -> str | None:
+        if corpus.english is None:
+            return "needs English originals aligned with the translated items"
+        return super().unmet_requirement(spec, corpus)
+
+    def extra_sets(self, spec: TaskSpec, corpus: Corpus) -> list[tuple[SetKey, TextSet]]:
+        assert corpus.english is not None
+        return self.language_sets(spec, corpus.english)
+
+    def score(self, spec: TaskSpec, context: Context, source: str, target: str | None) -> Unit:
+        corpus = context.corpus
+        english = corpus.english
+        assert english is not None
+        detail = f"task {spec.id}: {source} + English pool ({context.step + 1} of {context.total_steps})"
+        context.advance(detail, 0.0)
+        language = corpus.languages[source]
+        n = len(language.item_ids)
+        documents = [
+            context.text_set(source, spec.document_field, "document"),
+            context.text_set(SOURCE_LANGUAGE, spec.document_field, "document"),
+        ]
+        english_mask = np.r_[np.zeros(n, dtype=bool), np.ones(n, dtype=bool)]
+        result = rank_golds(
+            context.backend.scorer(context.text_set(source, spec.query_field, spec.query_role), documents),
+            np.stack([np.arange(n), n + np.arange(n)], axis=1),
+            k=TOP_K,
+            groups={"english": english_mask},
+            on_block=lambda done, total: context.advance(detail, done / total),
+        )
+        per_query = multi_reference_per_query(
+            result.ranks, result.gold_scores, result.group_counts["english"][:, 0], pool_size=2 * n
+        )
+        unit = Unit(spec.id, source, None, per_query)
+        pool_ids = np.r_[language.item_ids, english.item_ids]
+        context.save_ranks(
+            f"ranks-{spec.id}-{source}-{SOURCE_LANGUAGE}",
+            {
+                "query_item_ids": language.item_ids,
+                "ranks": result.ranks.astype(np.int32),
+                "top10_item_ids": pool_ids[result.topk].astype(np.int32),
+                "top10_is_english": english_mask[result.topk],
+            },
+            # The rank file's target is the English pool the language's documents were mixed with.
+            spec.id,
+            source,
+            SOURCE_LANGUAGE,
+        )
+        return unit
+
+
+class PairClassification(UnitMethod):
+    """A logistic head on pair features over the frozen pair set, calibrated on dev, scored on test (T4)."""
+
+    bootstrapped_by_runner = False
+    has_manifest_block = True
+    MIN_ITEMS = 15
+
+    def unmet_requirement(self, spec: TaskSpec, corpus: Corpus) -> str | None:
+        if corpus.pool_size < self.MIN_ITEMS:
+            return f"needs at least {self.MIN_ITEMS} items per language for train/dev/test splits"
+        return super().unmet_requirement(spec, corpus)
+
+    def score(self, spec: TaskSpec, context: Context, source: str, target: str | None) -> Unit:
+        context.advance(f"task {spec.id}: {source} ({context.step + 1} of {context.total_steps})", 0.0)
+        language = context.corpus.languages[source]
+        pairs = build_pair_set(
+            source,
+            language.item_ids,
+            list(language.instructions),
+            seed=context.seed,
+            content_hash=context.corpus.content_hash,
+        )
+        features = context.backend.pair_features(
+            context.text_set(source, spec.query_field, spec.query_role),
+            context.text_set(source, spec.document_field, "document"),
+            pairs.persona_rows,
+            pairs.instruction_rows,
+        )
+        output = evaluate_pair_set(features, pairs, seed=context.seed, n_resamples=context.n_resamples)
+        unit = Unit(spec.id, source, None, values=dict(output.metrics), boot=dict(output.boot))
+        unit.info["reliability"] = {
+            **output.reliability,
+            "calibrator": output.chosen,
+            "dev_cv_ece": output.dev_cv_ece,
+            "temperature": output.temperature,
+            "n_test_pairs": int(pairs.split_mask("test").sum()),
+        }
+        unit.info["pair_set"] = {
+            "digest": pairs.digest(),
+            "pairs": {split: int(pairs.split_mask(split).sum()) for split in SPLITS},
+        }
+        return unit
+
+    def details(self, spec: TaskSpec, context: Context, units: list[Unit]) -> dict | None:
+        features = (
+            "[|u−v|, u⊙v] of persona and instruction embeddings"
+            if context.backend.kind == "dense"
+            else "the baseline's own similarity score of the pair"
+        )
+        return {
+            "reliability": {unit.source: unit.info["reliability"] for unit in units},
+            "pair_sets": {unit.source: unit.info["pair_set"] for unit in units},
+            "features": features,
+        }
+
+    def manifest(self, spec: TaskSpec, units: list[Unit]) -> dict | None:
+        return {
+            "splits": dict(zip(SPLITS, (0.6, 0.2, 0.2), strict=True)),
+            "classifier": "StandardScaler + LogisticRegression(C=1.0) fitted on train",
+            "calibration": "histogram binning (15 bins) and temperature scaling fitted on dev; reported on test",
+            "ece": "15 equal-width bins of p(positive), Σ (n_b/N)|mean(y_b) − mean(p_b)|",
+            "pair_set_digests": {unit.source: unit.info["pair_set"]["digest"] for unit in units},
+        }
+
+
+HARD_NEGATIVES = 20
+MINING_BLOCK = 512
+
+
+def mine_hard_negatives(instructions: list[str], *, k: int, seed: int, content_hash: str, language: str) -> np.ndarray:
+    """Rows of the k instructions BM25 finds most similar to each instruction (itself excluded), best first.
+
+    A function of the texts, the seed and the dataset's content hash only, never of a model, so every
+    model is scored on the same pools. Scores are summed in float64 over the vocabulary in token
+    order (bm25s orders its vocabulary by a Python set, whose order changes with the process's hash
+    seed), and equal scores are ordered by a permutation drawn from the seed and the content hash.
+    """
+    n = len(instructions)
+    index = BM25Index(instructions)
+    tokens = sorted(index.vocabulary)
+    columns = np.array([index.vocabulary[token] for token in tokens], dtype=np.int64)
+    doc_term = index.doc_term.tocsc()[:, columns].astype(np.float64).T.tocsr()  # terms × documents
+    queries = index.query_matrix(instructions).tocsc()[:, columns].astype(np.float64).tocsr()
+    material = hashlib.sha256("\0".join([str(seed), content_hash, "hard-negatives", language]).encode()).digest()
+    tie_rank = np.random.default_rng(int.from_bytes(material[:16], "big")).permutation(n)
+    k = min(k, n - 1)
+    result = np.empty((n, k), dtype=np.int64)
+    for start in range(0, n, MINING_BLOCK):
+        stop = min(n, start + MINING_BLOCK)
+        scores = (queries[start:stop] @ doc_term).toarray()
+        scores[np.arange(stop - start), np.arange(start, stop)] = -np.inf
+        for row, values in enumerate(scores):
+            # Every document scoring at least the k-th best score is a candidate; candidates are then
+            # ordered by score and, among equal scores, by the seeded permutation.
+            threshold = np.partition(values, n - k)[n - k]
+            candidates = np.flatnonzero(values >= threshold)
+            order = np.lexsort((tie_rank[candidates], -values[candidates]))
+            result[start + row] = candidates[order[:k]]
+    return result
+
+
+class PoolScorer(BlockScorer):
+    """Scores of each query against its own small pool of documents, gathered from a full-pool scorer."""
+
+    def __init__(self, inner: BlockScorer, pools: np.ndarray) -> None:
+        self.inner, self.device = inner, inner.device
+        self.pools = torch.as_tensor(pools).to(inner.device)
+        self.n_queries, self.n_docs = pools.shape
+
+    def block(self, start: int, stop: int) -> torch.Tensor:
+        return self.inner.block(start, stop).gather(1, self.pools[start:stop])
+
+
+class HardNegativeRetrieval(UnitMethod):
+    """Each query's gold document among itself and the 20 instructions BM25 finds closest to it (T5).
+
+    The pool of a persona is its gold instruction (column 0) followed by the hard negatives mined
+    from the gold instruction over all instructions of the language; ranks within that pool use the
+    same pessimistic ties as full-pool retrieval.
+    """
+
+    def unmet_requirement(self, spec: TaskSpec, corpus: Corpus) -> str | None:
+        if corpus.pool_size < HARD_NEGATIVES + 1:
+            return f"needs at least {HARD_NEGATIVES + 1} items per language for a gold and {HARD_NEGATIVES} negatives"
+        return super().unmet_requirement(spec, corpus)
+
+    def score(self, spec: TaskSpec, context: Context, source: str, target: str | None) -> Unit:
+        corpus = context.corpus
+        language = corpus.languages[target or source]
+        detail = f"task {spec.id}: {source} ({context.step + 1} of {context.total_steps})"
+        context.advance(detail, 0.0)
+        documents = language.instructions if spec.document_field == "instruction" else language.personas
+        negatives = mine_hard_negatives(
+            list(documents), k=HARD_NEGATIVES, seed=context.seed, content_hash=corpus.content_hash, language=source
+        )
+        n = len(language.item_ids)
+        pools = np.concatenate([np.arange(n)[:, None], negatives], axis=1)
+        full = context.backend.scorer(
+            context.text_set(source, spec.query_field, spec.query_role),
+            context.text_set(target or source, spec.document_field, "document"),
+        )
+        result = rank_golds(
+            PoolScorer(full, pools),
+            np.zeros(n, dtype=np.int64),
+            k=TOP_K,
+            on_block=lambda done, total: context.advance(detail, done / total),
+        )
+        ranks = result.ranks[:, 0]
+        unit = Unit(spec.id, source, target, per_query_retrieval(ranks))
+        digest = hashlib.sha256(f"{source}|{pools.shape}".encode())
+        digest.update(np.ascontiguousarray(language.item_ids[pools], dtype=np.int64).tobytes())
+        unit.info["pool"] = {"digest": digest.hexdigest(), "queries": n, "pool_size": int(pools.shape[1])}
+        top = np.take_along_axis(pools, result.topk, axis=1)
+        context.save_ranks(
+            f"ranks-{spec.id}-{source}",
+            {
+                "query_item_ids": language.item_ids,
+                "ranks": ranks.astype(np.int32),
+                "top10_item_ids": language.item_ids[top].astype(np.int32),
+                "gold_scores": result.gold_scores[:, 0],
+                "pool_item_ids": language.item_ids[pools].astype(np.int32),
+            },
+            spec.id,
+            source,
+            target,
+        )
+        return unit
+
+    def details(self, spec: TaskSpec, context: Context, units: list[Unit]) -> dict | None:
+        return {
+            "pools": {unit.source: unit.info["pool"] for unit in units},
+            "mining": (
+                f"gold instruction plus the {HARD_NEGATIVES} other instructions of the language that BM25 "
+                "(query = the gold instruction) scores highest; ties ordered by a permutation seeded by "
+                "the run seed and the dataset's content hash"
+            ),
+        }
+
+
+METHODS: dict[str, UnitMethod] = {
+    "full_pool": FullPoolRetrieval(),
+    "pair_classifier": PairClassification(),
+    "multi_reference": MultiReference(),
+    "hard_negatives": HardNegativeRetrieval(),
+}
+
+
+def method_of(spec: TaskSpec) -> UnitMethod:
+    return METHODS[spec.method]

@@ -1,0 +1,39 @@
+"""The pure computation (engine, registry, results, tables, ranking, plots, agreement, sampling) needs no Django."""
+
+import pkgutil
+
+import evaluation.engine
+from tests.no_django import run_without_django
+
+ENGINE_MODULES = sorted(
+    f"evaluation.engine.{info.name}"
+    for info in pkgutil.iter_modules(evaluation.engine.__path__)
+    if info.name != "__main__"
+)
+PURE_MODULES = [
+    "evaluation.engine",
+    *ENGINE_MODULES,
+    "evaluation.dataset_files",
+    "evaluation.languages",
+    "leaderboard.tables",
+    "leaderboard.ranking",
+    "leaderboard.plots",
+    "annotation.agreement",
+    "annotation.sampling",
+]
+
+
+def test_it_imports_every_pure_module_with_django_blocked():
+    assert {"evaluation.engine.registry", "evaluation.engine.results", "evaluation.engine.runner"} <= set(
+        ENGINE_MODULES
+    )
+    code = "import importlib\n" + "".join(f"importlib.import_module({name!r})\n" for name in PURE_MODULES)
+
+    done = run_without_django(code)
+
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+def test_the_blocker_does_refuse_django():
+    done = run_without_django("import django.db\n")
+    assert done.returncode != 0 and "django is blocked here" in done.stderr
