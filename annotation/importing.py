@@ -28,6 +28,7 @@ from annotation.judgement_files import (
 )
 from annotation.models import Campaign, CampaignItem, Judgement, Rating
 from evaluation.models import Dataset, Item, Language
+from evaluation.signals import announce_results_changed
 
 IMPORTED_CAMPAIGN_NAME = "Imported validation judgements"
 RATER_EMAIL_DOMAIN = "import.invalid"
@@ -164,9 +165,7 @@ def import_judgements(folder: Path, dataset_slug: str | None = None) -> ImportSu
             # Leaving the block by an exception rolls back every language, not only the faulty one.
             raise JudgementImportError("\n".join(errors))
         if summary.created:
-            from leaderboard.cache import bump_generation
-
-            transaction.on_commit(bump_generation)
+            announce_results_changed(Judgement, dataset=dataset)
     return summary
 
 

@@ -7,13 +7,14 @@ from datetime import datetime
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
-from django.db import models, transaction
+from django.db import models
 from django.db.models import Count, Exists, IntegerField, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 
 from evaluation.models import Dataset, Item, Language
+from evaluation.signals import announce_results_changed
 
 
 class Judgement(models.TextChoices):
@@ -69,13 +70,6 @@ class AnnotatorProfile(models.Model):
         return self.native_languages.exclude(approvals__annotator=self.user)
 
 
-class LanguageApprovalQuerySet(models.QuerySet):
-    def for_user(self, user) -> LanguageApprovalQuerySet:
-        if not user.is_authenticated:
-            return self.none()
-        return self.filter(annotator=user)
-
-
 class LanguageApproval(models.Model):
     """Staff's permission for one person to rate one language. Revoking deletes the row."""
 
@@ -85,8 +79,6 @@ class LanguageApproval(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     approved_at = models.DateTimeField(default=timezone.now)
-
-    objects = LanguageApprovalQuerySet.as_manager()
 
     class Meta:
         ordering = ["language", "annotator__email"]
@@ -172,11 +164,9 @@ class Campaign(models.Model):
         Public pages show agreement from a cache; a status change (typically closing a finished
         campaign) refreshes them, while single ratings wait for the cache to expire.
         """
-        from leaderboard.cache import bump_generation
-
         self.status = self.Status(status)
         self.save(update_fields=["status"])
-        transaction.on_commit(bump_generation)
+        announce_results_changed(Campaign, campaign=self)
 
     def accepts_ratings_from(self, user) -> bool:
         return self.is_active and LanguageApproval.is_approved(user, self.language_id)

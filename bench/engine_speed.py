@@ -31,8 +31,8 @@ from evaluation.engine.classification import evaluate_pair_set  # noqa: E402
 from evaluation.engine.encoders import SentenceTransformerEncoder, resolve_model  # noqa: E402
 from evaluation.engine.pairs import build_pair_set  # noqa: E402
 from evaluation.engine.runner import build_corpus, evaluate  # noqa: E402
-from tests.engine.models import minilm_path  # noqa: E402
-from tests.engine.shared_csv import VALIDATION_LANGUAGES, validation_triples  # noqa: E402
+from tests.fakes.models import minilm_path  # noqa: E402
+from tests.validation import VALIDATION_LANGUAGES, validation_triples  # noqa: E402
 
 SEED = 1
 

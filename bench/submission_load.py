@@ -60,9 +60,9 @@ def main() -> int:
     from tqdm import tqdm
 
     from evaluation.models import Run
+    from tests.fakes.models import build_tiny_model
     from tests.people import make_user
     from tests.submissions.data import demo_dataset, drain_queue
-    from tests.submissions.tiny_model import build_tiny_model
     from tests.workers import running_worker
 
     # The API is called through Django's test client, which needs the test environment (its host name).

@@ -29,7 +29,6 @@ from evaluation.languages import BY_CODE, BY_NAME, DATASET_FILE_PATTERN, Languag
 PERSONA_KEY = "indian_context_persona"
 INSTRUCTION_KEY = "indian_context_instruction"
 DESCRIPTION_KEY = "description"
-REQUIRED_TEXT_KEYS = (PERSONA_KEY, INSTRUCTION_KEY)
 CSV_COLUMNS = ("id", "ENG_indian_context", "indian_context")
 # The validation folder also holds the published agreement figures, which are not a language file.
 NON_LANGUAGE_CSVS = frozenset({"expected_agreement.csv"})

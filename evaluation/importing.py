@@ -30,7 +30,7 @@ from evaluation.dataset_files import (
 )
 from evaluation.engine.errors import HubUnreachableError
 from evaluation.models import Dataset, Item
-from leaderboard.cache import bump_generation
+from evaluation.signals import announce_results_changed
 
 DEMO_DIR = Path(__file__).resolve().parent / "demo"
 DEFAULT_BATCH_SIZE = 2_000
@@ -162,7 +162,7 @@ def import_dataset(
             dataset.import_report = {"on_error": on_error, "files_hash": fingerprint.content_hash, "rows": rows}
             dataset.content_hash = decided_hash(fingerprint.content_hash, on_error, rows)
             dataset.save(update_fields=["import_report", "content_hash"])
-            transaction.on_commit(bump_generation)
+            announce_results_changed(Dataset, dataset=dataset)
     finally:
         bar.close()
     warnings = [*problems.warnings, *(f"{decision}" for decision in problems.decisions)]

@@ -1,4 +1,4 @@
-"""Pure rules of a run's life in a worker: progress arithmetic, batch halving, memory errors, log tails.
+"""Pure rules of a run's life in a worker: progress arithmetic, batch halving, log tails.
 
 Nothing here imports Django, so the rules are tested without a database and reused by the worker.
 """
@@ -36,19 +36,6 @@ def next_batch_size(current: int) -> int | None:
     if current <= 1:
         return None
     return max(1, current // 2)
-
-
-_OOM_MARKERS = ("out of memory", "can't allocate memory", "cannot allocate memory", "cublas_status_alloc_failed")
-
-
-def is_out_of_memory(exc: BaseException) -> bool:
-    """Whether an exception means the device or host ran out of memory (torch words it several ways)."""
-    if isinstance(exc, MemoryError):
-        return True
-    if type(exc).__name__ in {"OutOfMemoryError", "OutOfMemoryException"}:
-        return True
-    text = str(exc).lower()
-    return isinstance(exc, RuntimeError) and any(marker in text for marker in _OOM_MARKERS)
 
 
 class LogTail:

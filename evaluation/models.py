@@ -5,14 +5,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
+from celery import current_app
 from django.conf import settings
-from django.db import models, transaction
+from django.db import IntegrityError, models, transaction
 from django.db.models import Count, Exists, F, OuterRef, Q, Value
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 
+from evaluation.engine import ENGINE_VERSION
+from evaluation.engine.errors import DuplicateRunError
 from evaluation.engine.registry import TASKS, is_cross_lingual
+from evaluation.signals import announce_results_changed
 
 
 class Language(models.Model):
@@ -50,9 +54,6 @@ class DatasetQuerySet(models.QuerySet):
             .filter(finished_runs__gt=0)
             .order_by("-created_at", "name", "version")
         )
-
-    def default_benchmark(self) -> Dataset | None:
-        return Dataset.choose_default(list(self.with_finished_runs()))
 
     def with_item_counts(self) -> DatasetQuerySet:
         return self.annotate(item_count=Count("items"))
@@ -243,16 +244,20 @@ class RunQuerySet(models.QuerySet):
         """Runs that count as the one run of their model commit: everything not failed or cancelled."""
         return self.exclude(status__in=[Run.Status.FAILED, Run.Status.CANCELLED])
 
-    def duplicate_of(self, model: EmbeddingModel, commit: str, dataset: Dataset, engine_version: str) -> Run | None:
-        """The live run that a new run of this exact model commit would duplicate, if there is one."""
+    def duplicate_of(
+        self, model: EmbeddingModel, commit: str, dataset: Dataset, engine_version: str, *, excluding: Run | None = None
+    ) -> Run | None:
+        """The live run that a run of this exact model commit would duplicate, if there is one.
+
+        The one duplicate rule (the database's run_unique_live_commit constraint says the same):
+        the submission asks it before recording a run, and the engine before claiming a commit.
+        """
         if not commit:
             return None
-        return (
-            self.live()
-            .filter(model=model, resolved_commit=commit, dataset=dataset, engine_version=engine_version)
-            .order_by("created_at")
-            .first()
-        )
+        runs = self.live().filter(model=model, resolved_commit=commit, dataset=dataset, engine_version=engine_version)
+        if excluding is not None:
+            runs = runs.exclude(pk=excluding.pk)
+        return runs.order_by("created_at", "pk").first()
 
     def queued(self) -> RunQuerySet:
         return self.filter(status=Run.Status.QUEUED).order_by("created_at", "pk")
@@ -495,13 +500,36 @@ class Run(models.Model):
         self.refresh_from_db()
         return True
 
-    def enqueue(self) -> None:
-        """Send the run's next task once the current transaction commits."""
-        # The tasks module imports this one; importing it here avoids a cycle at start-up.
-        from evaluation.tasks import evaluate_run, preflight_run
+    def pin(self, commit: str) -> None:
+        """Record the run's one revision pin (and engine version); refuse a second live run of that commit.
 
-        task = evaluate_run if self.preflight_passed else preflight_run
-        task.delay_on_commit(self.pk)
+        Made once per run: by the submission for Hub models, else by the first worker that resolves
+        the model. Raises DuplicateRunError, a fault of the submission, naming the run it duplicates.
+        """
+        duplicate = Run.objects.duplicate_of(self.model, commit, self.dataset, ENGINE_VERSION, excluding=self)
+        if duplicate is not None:
+            raise DuplicateRunError(
+                f"{self.model.name} at {commit[:12]} is already evaluated on {self.dataset.slug} by run "
+                f"{duplicate.pk} ({duplicate.get_status_display()}); see {duplicate.get_absolute_url()}."
+            )
+        try:
+            with transaction.atomic():
+                Run.objects.filter(pk=self.pk).update(resolved_commit=commit, engine_version=ENGINE_VERSION)
+        except IntegrityError as error:
+            raise DuplicateRunError(
+                f"{self.model.name} at {commit[:12]} is already being evaluated on {self.dataset.slug} by another run."
+            ) from error
+        self.resolved_commit, self.engine_version = commit, ENGINE_VERSION
+
+    def enqueue(self) -> None:
+        """Send the run's next task once the current transaction commits.
+
+        The task is sent by its registered name rather than imported: the tasks module depends on
+        this one (through the worker), and a model never imports what consumes it.
+        """
+        name = "evaluation.evaluate_run" if self.preflight_passed else "evaluation.preflight_run"
+        pk = self.pk
+        transaction.on_commit(lambda: current_app.send_task(name, args=[pk]))
 
     # Writes made by the worker that holds the run. Each is conditional on the worker's claim
     # token, so a worker presumed lost (and replaced) can no longer change the row.
@@ -529,8 +557,9 @@ class Run(models.Model):
         )
 
     def finish_as(self, token: str, **fields) -> bool:
+        """Mark the run DONE and announce its results (once, when the write commits)."""
         now = timezone.now()
-        return self.write_as(
+        finished = self.write_as(
             token,
             status=self.Status.DONE,
             progress=100.0,
@@ -539,6 +568,9 @@ class Run(models.Model):
             stage_timestamps=self.stamped(self.Status.DONE, now),
             **fields,
         )
+        if finished:
+            announce_results_changed(Run, run=self)
+        return finished
 
     def fail_as(self, token: str, category: str, message: str, **fields) -> bool:
         now = timezone.now()

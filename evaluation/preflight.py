@@ -3,56 +3,33 @@
 The same checks serve the submit form (quick, from the Hub's metadata) and the pre-flight worker
 (thorough: configs and tokenizer files downloaded, safetensors headers read, tokenizer coverage
 measured). Nothing here imports Django or executes code shipped with a model: configs are read as
-JSON and tokenizers are loaded with ``trust_remote_code=False``.
+JSON and tokenizers are loaded with ``trust_remote_code=False``. The Hub is reached only through
+evaluation.engine.hub, which words its faults.
 """
 
 from __future__ import annotations
 
 import json
 import struct
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from math import prod
 from pathlib import Path
 
-import httpx2
-from huggingface_hub import HfApi, snapshot_download
-from huggingface_hub.errors import (
-    DisabledRepoError,
-    GatedRepoError,
-    HfHubHTTPError,
-    HFValidationError,
-    OfflineModeIsEnabled,
-    RepositoryNotFoundError,
-    RevisionNotFoundError,
-)
+from huggingface_hub.errors import HFValidationError
 from huggingface_hub.utils import validate_repo_id
 
-from evaluation.engine.errors import HubUnreachableError, ModelLoadError, ModelNotFoundError, SubmitterError
+from evaluation.engine import hub
+from evaluation.engine.errors import ModelLoadError, ModelNotFoundError, ModelRejected, SubmitterError
 
 WEIGHTS_SUFFIX = ".safetensors"
 PICKLE_WEIGHTS = ("pytorch_model.bin", "model.ckpt", "tf_model.h5", "flax_model.msgpack")
 # Code files that transformers would import with trust_remote_code=True.
 CODE_PREFIXES = ("modeling_", "configuration_", "tokenization_", "processing_", "image_processing_", "feature_")
-# Small files the pre-flight worker downloads to read configs and load the tokenizer.
-SUPPORT_FILE_PATTERNS = [
-    "*.json",
-    "*/*.json",
-    "*.txt",
-    "*.model",
-    "*.tiktoken",
-    "merges.txt",
-]
-UNREACHABLE_MESSAGE = "Cannot reach the Hugging Face Hub right now; please try again later."
 
 
 class InvalidModelReference(SubmitterError):
     """The model field is neither a well-formed Hub id nor an absolute folder path."""
-
-
-class ModelRejected(SubmitterError):
-    """The model exists but breaks a rule of this site: remote code, no safetensors, too large, gated."""
 
 
 @dataclass
@@ -190,7 +167,7 @@ def inspect_local_folder(name: str) -> ModelCheck:
     """Check a model folder on this machine's disk: configs, code, safetensors headers, fingerprint."""
     folder = Path(name)
     if not folder.is_dir():
-        raise ModelNotFoundError(f"There is no model folder at {name} on this machine.")
+        raise ModelNotFoundError(f"There is no model folder at {name}: the path does not exist on this machine.")
     files = local_files(folder)
     config = read_json(folder / "config.json") or {}
     modules = read_json(folder / "modules.json")
@@ -240,82 +217,22 @@ def _gigabytes(size: int) -> str:
 # The Hugging Face Hub -------------------------------------------------------------------------
 
 
-@contextmanager
-def hub_errors(repo_id: str, revision: str | None) -> Iterator[None]:
-    """Turn huggingface_hub's exceptions into ours, with messages a submitter can act on."""
-    try:
-        yield
-    except GatedRepoError:
-        raise ModelRejected(
-            f"{repo_id} is gated on the Hub; only openly downloadable models can be evaluated."
-        ) from None
-    except RevisionNotFoundError:
-        raise ModelNotFoundError(f"The revision '{revision}' does not exist in {repo_id}.") from None
-    except RepositoryNotFoundError:
-        raise ModelNotFoundError(f"There is no public model '{repo_id}' on the Hugging Face Hub.") from None
-    except DisabledRepoError:
-        raise ModelRejected(f"{repo_id} has been disabled on the Hub.") from None
-    except (OfflineModeIsEnabled, httpx2.TransportError) as exc:
-        raise HubUnreachableError(UNREACHABLE_MESSAGE) from exc
-    except HfHubHTTPError as exc:
-        status = exc.response.status_code if exc.response is not None else None
-        if status is None or status >= 500 or status == 429:
-            raise HubUnreachableError(UNREACHABLE_MESSAGE) from exc
-        raise ModelNotFoundError(f"The Hub refused to describe {repo_id}: {_first_line(exc)}") from None
-
-
-def inspect_hub_model(
-    repo_id: str, revision: str | None, *, endpoint: str | None = None, timeout: float = 10.0
+def check_hub_model(
+    repo_id: str, revision: str | None, *, endpoint: str | None = None, timeout: float | None = None
 ) -> ModelCheck:
     """Resolve a Hub model's revision to a commit and check its files from the Hub's metadata alone."""
-    api = HfApi(endpoint=endpoint)
-    with hub_errors(repo_id, revision):
-        info = api.model_info(repo_id, revision=revision or None, files_metadata=True, timeout=timeout)
-    files = {
-        sibling.rfilename: int(sibling.size if sibling.size is not None else (sibling.lfs.size if sibling.lfs else 0))
-        for sibling in info.siblings or []
-    }
-    license_name = ""
-    if info.card_data is not None:
-        license_name = str(getattr(info.card_data, "license", "") or "")
+    found = hub.inspect(repo_id, revision, endpoint=endpoint, timeout=timeout)
     check = ModelCheck(
         name=repo_id,
         is_local=False,
-        commit=info.sha or "",
-        files=files,
-        config=dict(info.config or {}),
-        parameter_count=int(info.safetensors.total) if info.safetensors else None,
-        license=license_name,
+        commit=found.commit,
+        files=found.files,
+        config=found.config,
+        parameter_count=found.parameter_count,
+        license=found.license,
     )
-    if not check.commit:
-        raise HubUnreachableError("The Hub did not say which commit this revision is; please try again later.")
     enforce_loadable(check)
     return check
-
-
-def fetch_support_files(
-    repo_id: str, commit: str, *, endpoint: str | None = None, cache_dir: Path | str | None = None
-) -> Path:
-    """Download a Hub model's small files (configs, tokenizer) at an exact commit; weights stay remote."""
-    with hub_errors(repo_id, commit):
-        folder = snapshot_download(
-            repo_id, revision=commit, allow_patterns=SUPPORT_FILE_PATTERNS, endpoint=endpoint, cache_dir=cache_dir
-        )
-    return Path(folder)
-
-
-def hub_parameter_count(repo_id: str, commit: str, *, endpoint: str | None = None) -> int:
-    """Count parameters from the safetensors headers on the Hub (ranged reads, no weights downloaded)."""
-    api = HfApi(endpoint=endpoint)
-    with hub_errors(repo_id, commit):
-        try:
-            metadata = api.get_safetensors_metadata(repo_id, revision=commit)
-        # huggingface_hub raises several exception types for a bad header; network errors go on up.
-        except Exception as exc:
-            if isinstance(exc, HfHubHTTPError | httpx2.TransportError | OfflineModeIsEnabled):
-                raise
-            raise ModelLoadError(f"The safetensors weights of {repo_id} cannot be read: {_first_line(exc)}") from None
-    return int(sum(metadata.parameter_count.values()))
 
 
 def check_support_files(folder: Path, check: ModelCheck) -> None:

@@ -35,13 +35,13 @@ import numpy as np
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
-from django.db import IntegrityError, transaction
+from django.db import transaction
 
 from evaluation.engine import DEFAULT_SEED
 from evaluation.engine import ENGINE_VERSION as ENGINE_VERSION
 from evaluation.engine.backends import LexicalBackend, load_backend
-from evaluation.engine.encoders import ResolvedModel, resolve_model
-from evaluation.engine.errors import DuplicateRunError, ModelNotFoundError
+from evaluation.engine.encoders import ResolvedModel, pinned_model, resolve_model
+from evaluation.engine.errors import ModelNotFoundError
 from evaluation.engine.lexical import LEXICAL_NAMES
 from evaluation.engine.results import Details, Manifest, RunResult, ScoreRow, render_document
 from evaluation.engine.runner import Corpus, build_corpus, evaluate, plan_tasks
@@ -101,32 +101,7 @@ def _save_artefact(run: Run) -> Callable[[str, dict[str, np.ndarray]], str]:
     return save
 
 
-def _claim_revision(run: Run, commit: str) -> None:
-    """Record the pinned revision on the run now; refuse a second live run of the same commit."""
-    duplicate = (
-        Run.objects.filter(model=run.model, dataset=run.dataset, engine_version=ENGINE_VERSION, resolved_commit=commit)
-        .exclude(pk=run.pk)
-        .exclude(status__in=[Run.Status.FAILED, Run.Status.CANCELLED])
-        .first()
-    )
-    if duplicate is not None:
-        raise DuplicateRunError(
-            f"{run.model.name} at {commit[:12]} is already evaluated on {run.dataset.slug} by run {duplicate.pk} "
-            f"({duplicate.get_status_display()}); see {duplicate.get_absolute_url()}."
-        )
-    try:
-        with transaction.atomic():
-            Run.objects.filter(pk=run.pk).update(resolved_commit=commit, engine_version=ENGINE_VERSION)
-    except IntegrityError as error:
-        raise DuplicateRunError(
-            f"{run.model.name} at {commit[:12]} is already being evaluated on {run.dataset.slug} by another run."
-        ) from error
-    run.resolved_commit, run.engine_version = commit, ENGINE_VERSION
-
-
 def _write_results(run: Run, result: RunResult) -> None:
-    from leaderboard.cache import bump_generation
-
     languages_needed = {row.source for row in result.scores} | {row.target for row in result.scores if row.target}
     with transaction.atomic():
         locked = Run.objects.select_for_update().get(pk=run.pk)
@@ -157,7 +132,6 @@ def _write_results(run: Run, result: RunResult) -> None:
             resolved_commit=run.resolved_commit,
             engine_version=ENGINE_VERSION,
         )
-        transaction.on_commit(bump_generation)
     run.manifest, run.details = manifest, details
     logger.info("Run %s: wrote %d scores (%d languages)", run.pk, len(result.scores), len(languages_needed))
 
@@ -172,8 +146,8 @@ def execute_run(
     """Evaluate run.model on run.dataset (run.tasks / run.languages; empty = all).
 
     Writes Score rows, run.manifest and run.details (averages with CIs, T4 reliability bins, tokenizer
-    coverage, per-query rank artefact paths) in one transaction, sets resolved_commit/engine_version,
-    and bumps the leaderboard cache. Does NOT change run.status (the caller does).
+    coverage, per-query rank artefact paths) in one transaction and sets resolved_commit/engine_version.
+    Does NOT change run.status (the caller does, and announces the new results when it is DONE).
 
     progress(stage, fraction, detail) is called often with stage in DOWNLOADING / ENCODING / SCORING
     and may raise RunCancelled to stop; embeddings already encoded stay cached, so a later execution
@@ -185,19 +159,23 @@ def execute_run(
     plan_tasks(list(run.tasks or []), corpus)  # Refuse an impossible request before downloading anything.
 
     name = run.model.name
-    # A commit pinned before evaluation (by the submission's pre-flight checks) wins over the revision
-    # as asked, so that a branch moving in the meantime changes nothing. Local folders are pinned by
-    # a hash of their files, which is not a revision to ask for.
-    revision = (run.resolved_commit if run.resolved_commit and not run.model.is_local else run.revision) or None
+    revision = run.revision or None
     resolved: ResolvedModel | None = None
     if name in LEXICAL_NAMES:
         commit = LexicalBackend(name).revision
     elif run.model.kind == EmbeddingModel.Kind.LEXICAL:
         raise ModelNotFoundError(f"No lexical baseline named {name!r}; the baselines are {', '.join(LEXICAL_NAMES)}.")
+    elif run.resolved_commit and not run.model.is_local:
+        # The one pin of this run, made when it was submitted: the Hub is not asked again, so that
+        # a branch moving in the meantime changes nothing.
+        resolved = pinned_model(name, run.resolved_commit, run.revision)
+        commit = resolved.commit
     else:
+        # Local folders are pinned by a hash of their files (re-read now: the files are what is
+        # loaded), and a run recorded without a pin is pinned here, once.
         resolved = resolve_model(name, revision)
         commit = resolved.commit
-    _claim_revision(run, commit)
+    run.pin(commit)
 
     loaded = load_backend(
         name,

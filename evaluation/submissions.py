@@ -20,8 +20,8 @@ from evaluation.models import Dataset, EmbeddingModel, Run
 from evaluation.preflight import (
     InvalidModelReference,
     ModelCheck,
+    check_hub_model,
     enforce_size,
-    inspect_hub_model,
     inspect_local_folder,
     is_local_reference,
     validate_reference,
@@ -85,7 +85,7 @@ def check_model(user, model: str, revision: str = "") -> ModelCheck:
                 )
             check = inspect_local_folder(name)
         else:
-            check = inspect_hub_model(
+            check = check_hub_model(
                 name,
                 revision.strip() or None,
                 endpoint=settings.HF_ENDPOINT,
@@ -178,8 +178,8 @@ def submit(user, submission: Submission) -> Run:
     except IntegrityError:
         # Two identical submissions raced past the duplicate check; the database's unique
         # constraint let exactly one of them in.
-        duplicate = Run.objects.filter(model__name=check.name, resolved_commit=check.commit, dataset=dataset)
-        duplicate = duplicate.live().order_by("created_at").first()
+        model = EmbeddingModel.objects.filter(name=check.name).first()
+        duplicate = model and Run.objects.duplicate_of(model, check.commit, dataset, engine_version)
         if duplicate is None:
             raise
         raise _duplicate_refusal(duplicate) from None

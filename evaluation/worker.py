@@ -11,6 +11,7 @@ import logging
 import os
 import socket
 import uuid
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -22,29 +23,29 @@ from django.core.files.storage import default_storage
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
-from evaluation.engine.errors import DatasetError, HubUnreachableError, RunCancelled, SubmitterError
-from evaluation.lifecycle import (
-    ENGINE_STAGES,
-    LogTail,
-    Throttle,
+from evaluation.engine import hub
+from evaluation.engine.errors import (
+    DatasetError,
+    HubUnreachableError,
+    RunCancelled,
+    SubmitterError,
     is_out_of_memory,
-    next_batch_size,
-    overall_percent,
 )
+from evaluation.lifecycle import ENGINE_STAGES, LogTail, Throttle, next_batch_size, overall_percent
 from evaluation.models import EmbeddingModel, Run
 from evaluation.preflight import (
     ModelRejected,
+    check_hub_model,
     check_support_files,
     enforce_size,
-    fetch_support_files,
-    hub_parameter_count,
-    inspect_hub_model,
     inspect_local_folder,
     load_tokenizer,
     tokenizer_coverage,
 )
 
 logger = logging.getLogger(__name__)
+
+ProgressCallback = Callable[[str, float, str], None]
 
 # Outcomes a task reports (also the Celery task's return value, handy in the worker log).
 SKIPPED = "skipped"
@@ -91,8 +92,10 @@ class ProgressReporter:
     second (and at every stage change), and raises RunCancelled as soon as the row says CANCELLED.
     """
 
-    def __init__(self, run: Run, token: str, *, interval: float = 1.0) -> None:
+    def __init__(self, run: Run, token: str, *, interval: float = 1.0, echo: ProgressCallback | None = None) -> None:
         self.run = run
+        # Whoever watches this execution besides the row (manage.py evaluate's progress bars) hears every report.
+        self.echo = echo
         self.token = token
         self.tail = LogTail(run.log_tail)
         self.full_log: list[str] = []
@@ -113,6 +116,8 @@ class ProgressReporter:
     def __call__(self, stage: str, fraction: float, detail: str = "") -> None:
         if stage not in ENGINE_STAGES and stage != Run.Status.PREFLIGHT:
             raise ValueError(f"Unknown stage {stage!r} reported by the engine.")
+        if self.echo is not None:
+            self.echo(stage, fraction, detail)
         run = self.run
         detail = str(detail or "")[:200]
         stage_changed = stage != self._stage
@@ -194,14 +199,14 @@ def _close_open_attempts(run: Run, outcome: str) -> list[dict]:
 # Pre-flight ------------------------------------------------------------------------------------
 
 
-def run_preflight(run_id: int, *, worker: str = "") -> str:
+def run_preflight(run_id: int, *, worker: str = "", echo: ProgressCallback | None = None) -> str:
     """Check a queued run's model without loading its weights; on success the run waits for evaluation."""
     token = claim_token(worker)
     run = Run.objects.claim_for_preflight(run_id, token)
     if run is None:
         logger.info("Run %s is not waiting for pre-flight checks; nothing to do.", run_id)
         return SKIPPED
-    reporter = ProgressReporter(run, token)
+    reporter = ProgressReporter(run, token, echo=echo)
     reporter.log(f"Pre-flight checks started on {token}")
     try:
         with LogCapture(reporter):
@@ -264,18 +269,20 @@ def _check_run_model(run: Run, report: ProgressReporter) -> tuple[dict, dict]:
         folder = Path(model.name)
     else:
         report(Run.Status.PREFLIGHT, 0.2, "resolving the revision")
+        # A submitted run is pinned already and is inspected at that commit; a run recorded without
+        # a pin (manage.py evaluate) is pinned here, once, and the engine uses this pin.
         revision = run.resolved_commit or run.revision or None
-        check = inspect_hub_model(
+        check = check_hub_model(
             model.name, revision, endpoint=settings.HF_ENDPOINT, timeout=settings.HF_HUB_TIMEOUT_SECONDS
         )
+        if not run.resolved_commit:
+            run.pin(check.commit)
         report(Run.Status.PREFLIGHT, 0.4, "downloading configs and tokenizer")
-        # The engine's hub cache: the files fetched here are the ones it will load.
-        from evaluation.engine.encoders import hub_cache_dir
-
-        folder = fetch_support_files(model.name, check.commit, endpoint=settings.HF_ENDPOINT, cache_dir=hub_cache_dir())
+        # Into the engine's hub cache: the files fetched here are the ones it will load.
+        folder = hub.fetch_support_files(model.name, check.commit, endpoint=settings.HF_ENDPOINT)
         check_support_files(folder, check)
         report(Run.Status.PREFLIGHT, 0.6, "reading the safetensors headers")
-        check.parameter_count = hub_parameter_count(model.name, check.commit, endpoint=settings.HF_ENDPOINT)
+        check.parameter_count = hub.parameter_count(model.name, check.commit, endpoint=settings.HF_ENDPOINT)
         enforce_size(check, max_bytes=settings.SUBMISSION_MAX_MODEL_BYTES)
     report(Run.Status.PREFLIGHT, 0.8, "measuring tokenizer coverage")
     tokenizer = load_tokenizer(folder)
@@ -306,7 +313,14 @@ def _check_run_model(run: Run, report: ProgressReporter) -> tuple[dict, dict]:
 # Evaluation ------------------------------------------------------------------------------------
 
 
-def run_evaluation(run_id: int, *, worker: str = "") -> str:
+def run_evaluation(
+    run_id: int,
+    *,
+    worker: str = "",
+    device: str | None = None,
+    batch_size: int | None = None,
+    echo: ProgressCallback | None = None,
+) -> str:
     """Evaluate a checked run with the engine, resuming from the embedding cache after a lost worker."""
     # The engine pulls in torch; only evaluation workers pay for importing it.
     from evaluation.services import execute_run
@@ -317,7 +331,8 @@ def run_evaluation(run_id: int, *, worker: str = "") -> str:
     if run is None:
         logger.info("Run %s is not waiting for evaluation; nothing to do.", run_id)
         return SKIPPED
-    batch_size = int(run.details.get("batch_size") or settings.EVALUATION_BATCH_SIZE)
+    # A batch size halved by an earlier attempt wins over the one asked for.
+    batch_size = int(run.details.get("batch_size") or batch_size or settings.EVALUATION_BATCH_SIZE)
     # Numbered over the run's whole history: a re-queue by staff restarts the retry count
     # (run.attempts) but keeps the earlier attempts on record.
     attempt = {
@@ -327,7 +342,7 @@ def run_evaluation(run_id: int, *, worker: str = "") -> str:
         "batch_size": batch_size,
     }
     attempts = [*_close_open_attempts(run, LOST), attempt]
-    reporter = ProgressReporter(run, token)
+    reporter = ProgressReporter(run, token, echo=echo)
     reporter.log(f"Evaluation attempt {attempt['number']} started on {token} (batch size {batch_size})")
     started = run.write_as(token, details={**run.details, "attempts": attempts}, log_tail=reporter.tail.text())
     if not started:
@@ -342,7 +357,7 @@ def run_evaluation(run_id: int, *, worker: str = "") -> str:
 
     try:
         with LogCapture(reporter):
-            execute_run(run, progress=reporter, device=settings.EVALUATION_DEVICE, batch_size=batch_size)
+            execute_run(run, progress=reporter, device=device or settings.EVALUATION_DEVICE, batch_size=batch_size)
     except ClaimLost:
         return LOST
     except RunCancelled:
@@ -369,7 +384,6 @@ def run_evaluation(run_id: int, *, worker: str = "") -> str:
     reporter.log(f"Done: {counts['texts_encoded']} texts encoded, {counts['texts_from_cache']} from the cache")
     if not run.finish_as(token, details=close(DONE, **counts), log_tail=reporter.tail.text(), message=""):
         reporter.raise_for_lost_claim()
-    _bump_leaderboard()
     return DONE
 
 
@@ -401,14 +415,6 @@ def _fail_ours(run: Run, token: str, reporter: ProgressReporter, message: str, d
     if details is not None:
         fields["details"] = details
     run.fail_as(token, Run.FailureCategory.OURS, message, **fields)
-
-
-def _bump_leaderboard() -> None:
-    # The engine bumps the cache when it writes scores; bump again now that the run is DONE, so
-    # that no page cached in between (without this run) outlives the change.
-    from leaderboard.cache import bump_generation
-
-    bump_generation()
 
 
 # Sweeper ---------------------------------------------------------------------------------------

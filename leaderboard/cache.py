@@ -1,6 +1,7 @@
 """Public pages are cached under a generation number; one bump invalidates all of them at once.
 
-A finished evaluation (or an import of results) calls `bump_generation()`; cached pages carry the
+A finished run or an import sends `evaluation.signals.results_changed`, to which this app subscribes
+(leaderboard/apps.py) with `bump_generation()`; cached pages carry the
 generation in their key, so stale entries are simply never read again and expire on their own.
 """
 

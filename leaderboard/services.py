@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from evaluation.models import Dataset, EmbeddingModel, Language, Run, Score
 from evaluation.published import ModelResults, PublishedResultError, parse_directory
-from leaderboard.cache import bump_generation
+from evaluation.signals import announce_results_changed
 from leaderboard.intervals import WILSON_LABEL, WILSON_METRICS, published_interval
 
 FULL_BENCHMARK_NAME = "nirdesha"
@@ -192,5 +192,5 @@ def import_published_results(
             Score.objects.bulk_create(rows, batch_size=2000)
             total_scores += len(results.scores)
             total_files += results.files
-        transaction.on_commit(bump_generation)
+        announce_results_changed(Run, dataset=dataset)
     return ImportSummary(dataset, created, updated, total_scores, total_files, parsed_results.skipped)

@@ -322,10 +322,3 @@ def load_backend(
     timings["load"] = time.perf_counter() - started
     cache = EmbeddingCache(cache_root, name, resolved.commit, encoder.precision)
     return LoadedModel(DenseBackend(encoder, cache, resolved=resolved, chunk_size=chunk_size), timings)
-
-
-def resolve_revision(name: str, revision: str | None = None) -> str:
-    """The exact revision a run of `name` would evaluate, without downloading or loading anything."""
-    if name in lexical.LEXICAL_NAMES:
-        return LexicalBackend(name).revision
-    return resolve_model(name, revision).commit

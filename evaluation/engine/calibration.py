@@ -68,11 +68,6 @@ def reliability_bins(probabilities: np.ndarray, labels: np.ndarray, n_bins: int 
     return result
 
 
-def logit(probabilities: np.ndarray, eps: float = 1e-7) -> np.ndarray:
-    p = np.clip(np.asarray(probabilities, dtype=np.float64), eps, 1.0 - eps)
-    return np.log(p) - np.log1p(-p)
-
-
 @dataclass
 class HistogramBinning:
     """Replace a probability by the positive rate of the development samples in its bin.

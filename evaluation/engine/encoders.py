@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +18,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from evaluation.engine.errors import EngineError, HubUnreachableError, ModelLoadError, ModelNotFoundError
+from evaluation.engine import hub
+from evaluation.engine.errors import EngineError, ModelLoadError, ModelNotFoundError, is_out_of_memory
 
 logger = logging.getLogger(__name__)
 
@@ -38,13 +38,6 @@ E5_INSTRUCT_PROMPTS = {
 }
 E5_PROMPTS = {"query": "query: ", "reverse_query": "query: ", "document": "passage: "}
 NO_PROMPTS = {"query": "", "reverse_query": "", "document": ""}
-
-# Files that a sentence-transformers model needs; framework-specific weights of other libraries are
-# skipped so that a submission downloads only what is loaded.
-IGNORED_DOWNLOADS = [
-    "*.onnx", "onnx/*", "openvino/*", "*.h5", "*.msgpack", "*.ot", "flax_model*", "tf_model*",
-    "rust_model*", "*.tflite", "coreml/*", "*.gguf",
-]  # fmt: skip
 
 
 def prompt_family(model_name: str) -> str:
@@ -96,104 +89,29 @@ def check_model_folder(folder: Path, name: str) -> None:
         )
 
 
-def hub_offline() -> bool:
-    """HF_HUB_OFFLINE as the environment says now (huggingface_hub itself reads it once, at import)."""
-    from huggingface_hub import constants
-
-    value = os.environ.get("HF_HUB_OFFLINE")
-    if value is None:
-        return bool(constants.HF_HUB_OFFLINE)
-    return value.strip().lower() in {"1", "true", "yes", "on"}
-
-
-def hub_endpoint() -> str | None:
-    # Read at call time (not at import time, as huggingface_hub does) so that a process or a test can
-    # point the engine at another hub, or at an unreachable one, without re-importing the library.
-    return os.environ.get("HF_ENDPOINT") or None
-
-
-def hub_cache_dir() -> str | None:
-    """Where hub snapshots live (HF_HUB_CACHE read at call time; None = huggingface_hub's default)."""
-    return os.environ.get("HF_HUB_CACHE") or None
-
-
-def _is_network_error(error: BaseException) -> bool:
-    from huggingface_hub.errors import HfHubHTTPError
-
-    if isinstance(error, HfHubHTTPError):
-        response = getattr(error, "response", None)
-        status = getattr(response, "status_code", None)
-        return status is None or status >= 500 or status == 429
-    if isinstance(error, ConnectionError | TimeoutError):
-        return True
-    root_module = type(error).__module__.split(".")[0]
-    return root_module in {"httpx", "httpx2", "httpcore", "requests", "urllib3", "socket", "ssl"}
-
-
-def _translate_hub_error(error: Exception, name: str, revision: str | None) -> Exception:
-    from huggingface_hub.errors import (
-        GatedRepoError,
-        HFValidationError,
-        LocalEntryNotFoundError,
-        OfflineModeIsEnabled,
-        RepositoryNotFoundError,
-        RevisionNotFoundError,
-    )
-
-    at = f" at revision {revision!r}" if revision else ""
-    if isinstance(error, GatedRepoError):
-        return ModelLoadError(f"{name} is a gated model on the Hugging Face Hub; this service cannot download it.")
-    if isinstance(error, RevisionNotFoundError):
-        return ModelNotFoundError(f"{name} has no revision {revision!r} on the Hugging Face Hub.")
-    if isinstance(error, RepositoryNotFoundError):
-        return ModelNotFoundError(f"No model {name!r} on the Hugging Face Hub (or it is private).")
-    if isinstance(error, HFValidationError):
-        return ModelNotFoundError(f"{name!r} is neither a Hugging Face model id (owner/name) nor a model folder.")
-    if isinstance(error, OfflineModeIsEnabled | LocalEntryNotFoundError) and hub_offline():
-        return HubUnreachableError(
-            f"HF_HUB_OFFLINE is set and {name}{at} is not in the local Hugging Face cache; "
-            "download it on a connected machine first or unset HF_HUB_OFFLINE."
-        )
-    if _is_network_error(error):
-        return HubUnreachableError(
-            f"Cannot reach the Hugging Face Hub to resolve {name}{at} ({type(error).__name__}: {error}). "
-            "This is on our side; the run can be retried later."
-        )
-    return error
-
-
 def resolve_model(name: str, revision: str | None = None) -> ResolvedModel:
-    """Pin `name` (hub id or local folder) to an exact revision without downloading weights."""
+    """Pin `name` (hub id or local folder) to an exact revision without downloading weights.
+
+    A Hub model is resolved through evaluation.engine.hub; with HF_HUB_OFFLINE set it is found in
+    the local cache instead. Callers that already hold a pinned commit pass it as the revision.
+    """
     revision = (revision or "").strip()
     folder = Path(name).expanduser()
     if name.startswith(("/", "./", "../", "~")) or folder.exists():
         check_model_folder(folder, name)
         return ResolvedModel(name, revision, "local-" + folder_hash(folder)[:40], folder.resolve(), True)
-    from huggingface_hub import HfApi, snapshot_download
+    if hub.offline():
+        path = hub.cached_snapshot(name, revision or None)
+        return ResolvedModel(name, revision, path.name, path, False)
+    return ResolvedModel(name, revision, hub.resolve(name, revision or None), None, False)
 
-    try:
-        if hub_offline():
-            # The same ignore patterns as the download: a snapshot is complete without the files
-            # this engine never fetches (ONNX, TensorFlow, …).
-            path = Path(
-                snapshot_download(
-                    name,
-                    revision=revision or None,
-                    local_files_only=True,
-                    cache_dir=hub_cache_dir(),
-                    ignore_patterns=IGNORED_DOWNLOADS,
-                )
-            )
-            return ResolvedModel(name, revision, path.name, path, False)
-        info = HfApi(endpoint=hub_endpoint()).model_info(name, revision=revision or None)
-    except Exception as error:
-        translated = _translate_hub_error(error, name, revision)
-        if translated is error:
-            raise
-        raise translated from error
-    if not info.sha:
-        raise ModelNotFoundError(f"The Hugging Face Hub returned no commit for {name} at {revision or 'main'}.")
-    return ResolvedModel(name, revision, info.sha, None, False)
+
+def pinned_model(name: str, commit: str, requested_revision: str = "") -> ResolvedModel:
+    """A Hub model already pinned to `commit` (by its submission): the Hub is not asked again."""
+    if hub.offline():
+        path = hub.cached_snapshot(name, commit)
+        return ResolvedModel(name, requested_revision, path.name, path, False)
+    return ResolvedModel(name, requested_revision, commit, None, False)
 
 
 def download_model(resolved: ResolvedModel, progress: ProgressCallback | None = None) -> ResolvedModel:
@@ -202,47 +120,15 @@ def download_model(resolved: ResolvedModel, progress: ProgressCallback | None = 
         if progress:
             progress("DOWNLOADING", 1.0, "model files present")
         return resolved
-    from huggingface_hub import snapshot_download
-    from tqdm.auto import tqdm
-
-    class ReportingTqdm(tqdm):
-        """The per-file bar of snapshot_download, forwarded to the run's progress callback."""
-
-        def update(self, n: float | None = 1) -> bool | None:
-            shown = super().update(n)
-            # Only the outer bar counts files; the per-file byte bars would make progress jump back.
-            if progress and self.total and self.unit != "B":
-                progress("DOWNLOADING", min(1.0, self.n / self.total), f"file {int(self.n)} of {int(self.total)}")
-            return shown
-
     if progress:
         progress("DOWNLOADING", 0.0, f"downloading {resolved.name}@{resolved.commit[:12]}")
-    try:
-        path = snapshot_download(
-            resolved.name,
-            revision=resolved.commit,
-            ignore_patterns=IGNORED_DOWNLOADS,
-            endpoint=hub_endpoint(),
-            cache_dir=hub_cache_dir(),
-            tqdm_class=ReportingTqdm,
-        )
-    except Exception as error:
-        translated = _translate_hub_error(error, resolved.name, resolved.commit)
-        if translated is error:
-            raise
-        raise translated from error
+    path = hub.download(resolved.name, resolved.commit, progress)
     if progress:
         progress("DOWNLOADING", 1.0, "downloaded")
     return ResolvedModel(resolved.name, resolved.requested_revision, resolved.commit, Path(path), False)
 
 
 # Encoding -------------------------------------------------------------------------------------------
-
-
-def is_out_of_memory(error: BaseException) -> bool:
-    if isinstance(error, torch.cuda.OutOfMemoryError | MemoryError):
-        return True
-    return isinstance(error, RuntimeError) and "out of memory" in str(error).lower()
 
 
 def default_device() -> str:

@@ -1,6 +1,6 @@
 import pytest
 
-from tests.annotation.shared import load_validation_items
+from tests.validation import load_validation_items
 
 
 @pytest.fixture

@@ -45,7 +45,7 @@ def test_it_shows_the_english_original_beside_the_translation_with_language_and_
 
 
 def test_it_shows_urdu_right_to_left(client, db):
-    from tests.annotation.shared import load_validation_items
+    from tests.validation import load_validation_items
 
     campaign = make_campaign(load_validation_items(("Urdu",)), "urd", size=2)
     annotator = make_annotator("umar@example.org", "urd")

@@ -10,8 +10,8 @@ from django.urls import reverse
 
 from annotation.models import Adjudication, Campaign, Rating
 from annotation.reports import agreement_by_language
-from tests.annotation.shared import VALIDATION_DIR, read_rows
 from tests.people import make_admin
+from tests.validation import VALIDATION_DIR, read_rows
 
 pytestmark = pytest.mark.django_db
 

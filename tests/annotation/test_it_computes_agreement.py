@@ -15,7 +15,7 @@ from annotation.agreement import (
     pair_agreement,
     summarise,
 )
-from tests.annotation.shared import VALIDATION_LANGUAGES, expected_agreement, read_rows
+from tests.validation import VALIDATION_LANGUAGES, expected_agreement, read_rows
 
 SCALE = ["Completely Agree", "Partially Agree", "Do Not Agree"]
 

@@ -8,8 +8,8 @@ from django.urls import reverse
 from annotation import services
 from annotation.models import Judgement, Lease, Rating
 from tests.annotation.helpers import make_annotator, make_campaign
-from tests.annotation.shared import load_validation_items
 from tests.people import make_admin, make_outsider
+from tests.validation import load_validation_items
 
 pytestmark = pytest.mark.django_db
 

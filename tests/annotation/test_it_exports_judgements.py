@@ -11,7 +11,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotation.models import Rating
-from tests.annotation.shared import VALIDATION_DIR, VALIDATION_LANGUAGES
+from tests.validation import VALIDATION_DIR, VALIDATION_LANGUAGES
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ from annotation.importing import IMPORTED_CAMPAIGN_NAME
 from annotation.models import Campaign, CampaignItem, Rating
 from annotation.reports import agreement_by_language
 from leaderboard.cache import current_generation
-from tests.annotation.shared import VALIDATION_DIR, expected_agreement, load_validation_items
+from tests.validation import VALIDATION_DIR, expected_agreement, load_validation_items
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,7 @@ from django.db import connection, connections
 from annotation import services
 from annotation.models import Judgement, Lease, Rating, Skip
 from tests.annotation.helpers import make_annotator, make_campaign
-from tests.annotation.shared import load_validation_items
+from tests.validation import load_validation_items
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 

@@ -8,7 +8,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from tests.annotation.shared import VALIDATION_DIR, expected_agreement
+from tests.validation import VALIDATION_DIR, expected_agreement
 
 pytestmark = pytest.mark.django_db
 

@@ -16,8 +16,8 @@ from PIL import Image, ImageChops
 from annotation import services
 from tests.annotation.browser_steps import fonts_ready, log_in
 from tests.annotation.helpers import make_annotator, make_campaign
-from tests.annotation.shared import load_validation_items
 from tests.browser import save_screenshot
+from tests.validation import load_validation_items
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -10,7 +10,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from tests.annotation.shared import VALIDATION_DIR, expected_agreement
+from tests.validation import VALIDATION_DIR, expected_agreement
 
 pytestmark = pytest.mark.django_db
 

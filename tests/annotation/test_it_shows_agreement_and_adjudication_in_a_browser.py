@@ -9,9 +9,9 @@ from django.core.management import call_command
 
 from annotation.models import Adjudication, Campaign
 from tests.annotation.browser_steps import log_in
-from tests.annotation.shared import VALIDATION_DIR, load_validation_items
 from tests.browser import save_screenshot
 from tests.people import make_admin
+from tests.validation import VALIDATION_DIR, load_validation_items
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

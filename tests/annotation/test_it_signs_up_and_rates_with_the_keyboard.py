@@ -7,9 +7,9 @@ import pytest
 from annotation.models import Judgement, Rating, Skip
 from tests.annotation.browser_steps import log_in
 from tests.annotation.helpers import make_campaign
-from tests.annotation.shared import load_validation_items
 from tests.browser import save_screenshot
 from tests.people import make_admin
+from tests.validation import load_validation_items
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

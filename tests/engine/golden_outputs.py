@@ -26,8 +26,8 @@ import numpy as np
 
 from evaluation.engine.backends import load_backend
 from evaluation.engine.runner import build_corpus, evaluate
-from tests.engine.models import build_tiny_model
-from tests.engine.shared_csv import validation_triples
+from tests.fakes.models import build_tiny_model
+from tests.validation import validation_triples
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEMO_DIR = REPO_ROOT / "evaluation" / "demo"

@@ -4,7 +4,7 @@ import numpy as np
 
 from evaluation.engine.lexical import BM25Index
 from evaluation.engine.pairs import KINDS, SPLITS, build_pair_set, split_items
-from tests.engine.shared_csv import validation_triples
+from tests.validation import validation_triples
 
 CONTENT_HASH = "abc123"
 

@@ -12,8 +12,8 @@ from evaluation.engine.encoders import (
     resolve_model,
 )
 from evaluation.engine.errors import HubUnreachableError, ModelLoadError, ModelNotFoundError
-from tests.engine.fake_hub import fake_hub
-from tests.engine.models import build_tiny_model
+from tests.fakes.hub import running_fake_hub
+from tests.fakes.models import build_tiny_model
 
 TEXTS = ["a persona asks for an instruction", "an instruction", "persona", "a"]
 
@@ -110,15 +110,17 @@ def test_it_resolves_hub_ids_to_commits_and_names_unknown_models_and_revisions(m
     import huggingface_hub.constants
 
     commit = "0123456789abcdef0123456789abcdef01234567"
-    with fake_hub({"known/model": (commit, tiny_folder)}) as (endpoint, _):
+    with running_fake_hub() as hub:
+        hub.add("known/model", tiny_folder, commit=commit)
+        endpoint = hub.url
         monkeypatch.setenv("HF_HUB_OFFLINE", "0")
         monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
         monkeypatch.setenv("HF_ENDPOINT", endpoint)
         resolved = resolve_model("known/model", "main")
         assert resolved.commit == commit and resolved.path is None
-        with pytest.raises(ModelNotFoundError, match="No model 'nobody/nothing' on the Hugging Face Hub"):
+        with pytest.raises(ModelNotFoundError, match="There is no public model 'nobody/nothing'"):
             resolve_model("nobody/nothing")
-        with pytest.raises(ModelNotFoundError, match="has no revision 'no-such-branch'"):
+        with pytest.raises(ModelNotFoundError, match="The revision 'no-such-branch' does not exist in known/model"):
             resolve_model("known/model", "no-such-branch")
         with pytest.raises(ModelNotFoundError, match="neither a Hugging Face model id"):
             resolve_model("not a valid id!")

@@ -8,9 +8,9 @@ from django.core.management import call_command
 from evaluation.languages import BY_CODE
 from evaluation.models import Dataset
 from tests.engine.golden_outputs import compare
-from tests.engine.models import build_tiny_model
-from tests.engine.shared_csv import validation_rows
+from tests.fakes.models import build_tiny_model
 from tests.no_django import run_without_django
+from tests.validation import validation_rows
 
 pytestmark = pytest.mark.django_db
 LANGUAGES = ("Hindi", "Marathi", "Tamil")

@@ -1,6 +1,6 @@
 """execute_run on a Hugging Face id: resolve to a commit, download only what loads, evaluate; then offline.
 
-The hub is a local stand-in (tests/engine/fake_hub.py) driven by huggingface_hub's real client.
+The hub is a local stand-in (tests/fakes/hub.py) driven by huggingface_hub's real client.
 """
 
 import huggingface_hub.constants
@@ -8,9 +8,9 @@ import pytest
 
 from evaluation.models import EmbeddingModel, Run, Score
 from evaluation.services import execute_run
-from tests.engine.data import create_validation_dataset
-from tests.engine.fake_hub import fake_hub
-from tests.engine.models import build_tiny_model
+from tests.fakes.hub import running_fake_hub
+from tests.fakes.models import build_tiny_model
+from tests.validation import create_validation_dataset
 
 pytestmark = pytest.mark.django_db
 
@@ -31,14 +31,16 @@ def test_it_pins_downloads_and_evaluates_a_hub_model_and_later_resolves_it_offli
     run = Run.objects.create(model=model, dataset=dataset, revision="main", tasks=["t1", "t2"])
     stages = []
 
-    with fake_hub({"org/tiny-encoder": (COMMIT, folder)}) as (endpoint, requests):
-        monkeypatch.setenv("HF_ENDPOINT", endpoint)
+    with running_fake_hub() as hub:
+        hub.add("org/tiny-encoder", folder, commit=COMMIT)
+        monkeypatch.setenv("HF_ENDPOINT", hub.url)
         execute_run(run, progress=lambda stage, fraction, detail: stages.append((stage, fraction, detail)))
 
     run.refresh_from_db()
     assert run.resolved_commit == COMMIT
     assert run.manifest["model"]["requested_revision"] == "main"
     assert run.manifest["model"]["resolved_revision"] == COMMIT
+    requests = [request.split(" ", 1) for request in hub.requests]
     fetched = {path.rsplit(f"/resolve/{COMMIT}/", 1)[-1] for method, path in requests if method == "GET"}
     assert {"model.safetensors", "modules.json", "1_Pooling/config.json"} <= fetched
     assert not {"onnx/model.onnx", "tf_model.h5"} & fetched

@@ -9,7 +9,7 @@ from django.core.management import call_command
 
 from evaluation.models import EmbeddingModel, Run, Score
 from leaderboard.cache import current_generation
-from tests.engine.data import create_validation_dataset
+from tests.validation import create_validation_dataset
 
 pytestmark = pytest.mark.django_db
 

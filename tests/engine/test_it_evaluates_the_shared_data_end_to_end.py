@@ -10,7 +10,7 @@ from django.core.management import call_command
 from evaluation.engine.runner import ALL_TASKS
 from evaluation.models import Dataset, Run, Score
 from tests.data import VALIDATION_DIR
-from tests.engine.models import minilm_path
+from tests.fakes.models import minilm_path
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 

@@ -4,7 +4,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from evaluation.models import Item, Run, Score
-from tests.engine.data import create_validation_dataset
+from tests.validation import create_validation_dataset
 
 pytestmark = pytest.mark.django_db
 
@@ -28,13 +28,14 @@ def test_it_fails_for_a_model_folder_that_does_not_exist_or_is_not_a_model(tmp_p
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "readme.txt").write_text("not a model", encoding="utf-8")
     run, message = evaluate_expecting_failure("--model", str(tmp_path / "notes"), "--dataset", dataset.slug)
-    assert "is not a model folder" in message and run.failure_category == Run.FailureCategory.SUBMITTER
+    assert "There is no config.json or modules.json" in message
+    assert run.failure_category == Run.FailureCategory.SUBMITTER
 
 
 def test_it_fails_for_a_language_the_dataset_does_not_have():
     dataset = create_validation_dataset(("Hindi", "Tamil"), limit=20)
     _, message = evaluate_expecting_failure("--model", "bm25", "--dataset", dataset.slug, "--languages", "hin,guj")
-    assert message == "nirdesha-validation test has no items in Gujarati (guj)."
+    assert message == "The dataset cannot be evaluated: nirdesha-validation test has no items in Gujarati (guj)."
 
 
 def test_it_fails_for_items_with_empty_text():
@@ -57,6 +58,7 @@ def test_it_fails_for_diagnostics_without_english_originals():
     dataset = create_validation_dataset(("Hindi", "Tamil"), limit=20, with_english=False)
     _, message = evaluate_expecting_failure("--model", "bm25", "--dataset", dataset.slug, "--tasks", "t1,multi")
     assert message == (
+        "The dataset cannot be evaluated: "
         "Task multi cannot run on this selection: it needs English originals aligned with the translated items."
     )
 

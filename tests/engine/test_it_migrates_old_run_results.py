@@ -7,7 +7,7 @@ from django.apps import apps
 
 from evaluation.engine.results import Details
 from leaderboard.pages import reliability_curves
-from tests.leaderboard.factories import make_dataset, make_run
+from tests.factories import make_dataset, make_run
 
 migration = importlib.import_module("evaluation.migrations.0006_run_results_schema_1")
 BINS = [{"count": 3, "mean_p": 0.2, "mean_y": 0.1}]

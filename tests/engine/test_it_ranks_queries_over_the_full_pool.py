@@ -72,6 +72,8 @@ def test_it_counts_several_golds_and_document_groups():
     np.testing.assert_array_equal(result.group_counts["english"], [[0, 2], [3, 1]])
 
 
+# ranx compiles its metrics with numba on first use, which takes half a minute here.
+@pytest.mark.slow
 def test_it_computes_recall_and_mrr_from_ranks_like_ranx():
     from ranx import Qrels, Run, evaluate
 

@@ -7,13 +7,15 @@ from evaluation.engine.errors import RunCancelled
 from evaluation.engine.lexical import tokenize
 from evaluation.models import EmbeddingModel, Run, Score
 from evaluation.services import ENGINE_VERSION, execute_run
-from tests.engine.data import create_validation_dataset
-from tests.engine.models import build_tiny_model
-from tests.engine.shared_csv import validation_rows
+from tests.fakes.models import build_tiny_model
+from tests.validation import create_validation_dataset, validation_rows
 
 pytestmark = pytest.mark.django_db
 
-TOTAL_TEXTS = 6 * 2 * 150  # five languages and English, persona and instruction, no prompts
+# Three languages and English, persona and instruction, no prompts: enough pairs for every task,
+# few enough that three evaluations of them stay quick.
+LANGUAGES = ("Hindi", "Tamil", "Urdu")
+TOTAL_TEXTS = 4 * 2 * 150
 
 
 @pytest.fixture
@@ -36,7 +38,7 @@ def score_values(run: Run) -> dict:
 
 def test_it_resumes_an_interrupted_run_and_encodes_nothing_twice(tiny_model, settings, tmp_path):
     settings.EMBEDDING_CACHE_DIR = tmp_path / "cache"
-    dataset = create_validation_dataset()
+    dataset = create_validation_dataset(LANGUAGES)
     run = new_run(tiny_model, dataset)
     encoding_calls = []
 

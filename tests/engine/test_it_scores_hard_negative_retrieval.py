@@ -15,7 +15,7 @@ from evaluation.engine.runner import build_corpus, evaluate
 from evaluation.engine.units import HARD_NEGATIVES, mine_hard_negatives
 from tests.data import REPO_ROOT, SHARED_DATA
 from tests.engine.golden_outputs import demo_triples
-from tests.engine.shared_csv import validation_triples
+from tests.validation import validation_triples
 
 SEED = 20250926
 

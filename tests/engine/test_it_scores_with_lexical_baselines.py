@@ -5,7 +5,7 @@ import pytest
 from sklearn.metrics.pairwise import cosine_similarity
 
 from evaluation.engine.lexical import BM25Index, TfidfIndex, tokenize
-from tests.engine.shared_csv import validation_triples
+from tests.validation import validation_triples
 
 
 def test_it_keeps_indic_vowel_signs_and_viramas_inside_tokens():

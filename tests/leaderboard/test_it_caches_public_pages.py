@@ -7,7 +7,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from leaderboard.cache import bump_generation
-from tests.leaderboard.factories import make_dataset, make_run
+from tests.factories import make_dataset, make_run
 from tests.people import make_researcher
 
 pytestmark = pytest.mark.django_db

@@ -10,7 +10,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.urls import reverse
 
-from tests.leaderboard.factories import make_dataset, make_run
+from tests.factories import make_dataset, make_run
 
 pytestmark = pytest.mark.django_db
 

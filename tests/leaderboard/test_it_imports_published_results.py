@@ -153,3 +153,20 @@ def test_it_refuses_to_put_full_pool_results_on_a_smaller_version(published_dir)
     with pytest.raises(CommandError, match=r"holds 150 items per language.*50,000-item pools"):
         call_command("import_published_results", str(published_dir), verbosity=0)
     assert Run.objects.count() == 0 and Score.objects.count() == 0
+
+
+def test_the_published_fixture_holds_exactly_what_the_command_writes(published, published_dir):
+    def rows():
+        scores = Score.objects.filter(run__dataset=published).values_list(
+            "run__model__name", "task", "source", "target", "metric", "value", "ci_low", "ci_high"
+        )
+        models = EmbeddingModel.objects.filter(runs__dataset=published).values_list(
+            "name", "display_name", "kind", "license", "parameter_count"
+        )
+        runs = Run.objects.filter(dataset=published).values_list("model__name", "status", "tasks", "languages")
+        return sorted(scores, key=str), sorted(models), sorted(runs, key=str)
+
+    copied = rows()
+    call_command("import_published_results", str(published_dir), verbosity=0)
+    assert rows() == copied
+    assert len(copied[0]) > 10_000 and len(copied[1]) == 8

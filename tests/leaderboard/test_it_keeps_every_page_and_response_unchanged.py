@@ -19,7 +19,7 @@ import pytest
 from django.db import connection
 
 from evaluation.models import Language, Run, Score
-from tests.leaderboard.factories import make_dataset, make_run
+from tests.factories import make_dataset, make_run
 
 # Sequences are reset so that run ids, which appear in links and exports, are the same every time.
 pytestmark = pytest.mark.django_db(transaction=True, reset_sequences=True)

@@ -8,7 +8,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from evaluation.models import Run
-from tests.leaderboard.factories import make_dataset, make_run
+from tests.factories import make_dataset, make_run
 
 pytestmark = pytest.mark.django_db
 MAX_QUERIES = 12

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from tests.leaderboard.factories import make_dataset, make_run
+from tests.factories import make_dataset, make_run
 from tests.leaderboard.html import tables
 
 pytestmark = pytest.mark.django_db

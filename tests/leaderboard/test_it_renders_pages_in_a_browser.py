@@ -8,7 +8,7 @@ import pytest
 
 from evaluation.models import Item, Language, Run
 from tests.browser import save_screenshot
-from tests.leaderboard.factories import make_dataset, make_run
+from tests.factories import make_dataset, make_run
 from tests.leaderboard.figures import assert_figures_drawn
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from evaluation.engine import registry
 from evaluation.models import Language, Score
-from tests.leaderboard.factories import FIVE, make_dataset, make_run
+from tests.factories import FIVE, make_dataset, make_run
 from tests.leaderboard.html import tables
 
 pytestmark = pytest.mark.django_db

@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 
 from evaluation.models import Run, Score
-from tests.leaderboard.factories import make_dataset, make_run
+from tests.factories import make_dataset, make_run
 from tests.leaderboard.html import tables
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from tests.leaderboard.factories import make_dataset, make_run, reliability_bins
+from tests.factories import make_dataset, make_run, reliability_bins
 from tests.leaderboard.html import tables
 
 pytestmark = pytest.mark.django_db

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.submissions.fake_hub import running_fake_hub
-from tests.submissions.tiny_model import build_tiny_model
+from tests.fakes.hub import running_fake_hub
+from tests.fakes.models import build_tiny_model
 
 
 @pytest.fixture(autouse=True)

@@ -7,8 +7,8 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from evaluation.models import EmbeddingModel, Run
+from tests.fakes.hub import closed_port_url
 from tests.people import make_admin, make_outsider, make_researcher
-from tests.submissions.fake_hub import closed_port_url
 
 pytestmark = pytest.mark.django_db
 LIST = "/api/submissions/"

@@ -7,8 +7,8 @@ from django.test import Client
 from django.urls import reverse
 
 from evaluation.models import Run
+from tests.factories import make_submitted_run
 from tests.people import make_admin, make_outsider, make_researcher
-from tests.submissions.runs import make_run
 
 pytestmark = pytest.mark.django_db
 
@@ -27,7 +27,7 @@ def csrf_client(user) -> tuple[Client, str]:
 
 def test_it_cancels_the_submitters_running_run(dataset):
     researcher = make_researcher()
-    run = make_run(dataset, researcher, status=Run.Status.ENCODING, stage_timestamps={"ENCODING": "t"})
+    run = make_submitted_run(dataset, researcher, status=Run.Status.ENCODING, stage_timestamps={"ENCODING": "t"})
     client, token = csrf_client(researcher)
     response = client.post(cancel_url(run), {"csrfmiddlewaretoken": token}, follow=True)
     run.refresh_from_db()
@@ -38,7 +38,7 @@ def test_it_cancels_the_submitters_running_run(dataset):
 
 def test_it_refuses_a_forged_cancel_without_the_csrf_token(dataset):
     researcher = make_researcher()
-    run = make_run(dataset, researcher)
+    run = make_submitted_run(dataset, researcher)
     client, _ = csrf_client(researcher)
     assert client.post(cancel_url(run)).status_code == 403
     run.refresh_from_db()
@@ -46,7 +46,7 @@ def test_it_refuses_a_forged_cancel_without_the_csrf_token(dataset):
 
 
 def test_it_refuses_to_cancel_someone_elses_run(dataset):
-    run = make_run(dataset, make_researcher())
+    run = make_submitted_run(dataset, make_researcher())
     client, token = csrf_client(make_outsider())
     assert client.post(cancel_url(run), {"csrfmiddlewaretoken": token}).status_code == 404
     run.refresh_from_db()
@@ -54,7 +54,7 @@ def test_it_refuses_to_cancel_someone_elses_run(dataset):
 
 
 def test_it_lets_staff_cancel_any_run(dataset):
-    run = make_run(dataset, make_researcher())
+    run = make_submitted_run(dataset, make_researcher())
     client, token = csrf_client(make_admin())
     client.post(cancel_url(run), {"csrfmiddlewaretoken": token})
     run.refresh_from_db()
@@ -63,7 +63,7 @@ def test_it_lets_staff_cancel_any_run(dataset):
 
 def test_it_does_not_cancel_a_finished_run(client, dataset):
     researcher = make_researcher()
-    run = make_run(dataset, researcher, status=Run.Status.DONE)
+    run = make_submitted_run(dataset, researcher, status=Run.Status.DONE)
     client.force_login(researcher)
     response = client.post(cancel_url(run), follow=True)
     run.refresh_from_db()
@@ -73,6 +73,6 @@ def test_it_does_not_cancel_a_finished_run(client, dataset):
 
 def test_it_rejects_get(client, dataset):
     researcher = make_researcher()
-    run = make_run(dataset, researcher)
+    run = make_submitted_run(dataset, researcher)
     client.force_login(researcher)
     assert client.get(cancel_url(run)).status_code == 405

@@ -6,8 +6,8 @@ import pytest
 from django.urls import reverse
 
 from evaluation.models import EmbeddingModel, Run
+from tests.fakes.models import add_remote_code
 from tests.people import make_researcher
-from tests.submissions.tiny_model import add_remote_code
 
 pytestmark = pytest.mark.django_db
 URL = reverse("evaluation:submit")

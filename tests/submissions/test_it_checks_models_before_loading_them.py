@@ -18,7 +18,7 @@ from evaluation.preflight import (
     tokenizer_coverage,
     validate_reference,
 )
-from tests.submissions.tiny_model import add_remote_code
+from tests.fakes.models import add_remote_code
 
 
 @pytest.mark.parametrize(

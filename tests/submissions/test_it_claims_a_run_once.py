@@ -8,9 +8,9 @@ import pytest
 from django.utils import timezone
 
 from evaluation.models import Run
+from tests.factories import make_submitted_run
 from tests.people import make_researcher
 from tests.submissions.concurrency import at_once
-from tests.submissions.runs import make_run
 
 # Threads need committed rows: a transactional test.
 pytestmark = [pytest.mark.django_db(transaction=True)]
@@ -21,7 +21,7 @@ def stale_before():
 
 
 def test_it_lets_exactly_one_of_eight_workers_claim_a_waiting_run(dataset):
-    run = make_run(dataset, make_researcher(), details={"preflight": {"passed": True}})
+    run = make_submitted_run(dataset, make_researcher(), details={"preflight": {"passed": True}})
     claims = at_once(
         [lambda n=n: Run.objects.claim_for_evaluation(run.pk, f"worker-{n}", stale_before()) for n in range(8)]
     )
@@ -33,7 +33,7 @@ def test_it_lets_exactly_one_of_eight_workers_claim_a_waiting_run(dataset):
 
 
 def test_it_lets_exactly_one_worker_take_over_an_abandoned_run(dataset):
-    run = make_run(
+    run = make_submitted_run(
         dataset,
         make_researcher(),
         status=Run.Status.ENCODING,
@@ -52,7 +52,7 @@ def test_it_lets_exactly_one_worker_take_over_an_abandoned_run(dataset):
 
 def test_it_does_not_take_a_run_from_a_live_worker_or_before_its_checks(dataset):
     researcher = make_researcher()
-    live = make_run(
+    live = make_submitted_run(
         dataset,
         researcher,
         status=Run.Status.ENCODING,
@@ -60,7 +60,7 @@ def test_it_does_not_take_a_run_from_a_live_worker_or_before_its_checks(dataset)
         heartbeat_at=timezone.now(),
         details={"preflight": {"passed": True}},
     )
-    unchecked = make_run(dataset, researcher)
+    unchecked = make_submitted_run(dataset, researcher)
     assert Run.objects.claim_for_evaluation(live.pk, "other", stale_before()) is None
     assert Run.objects.claim_for_evaluation(unchecked.pk, "other", stale_before()) is None
     claims = at_once([lambda n=n: Run.objects.claim_for_preflight(unchecked.pk, f"checker-{n}") for n in range(6)])

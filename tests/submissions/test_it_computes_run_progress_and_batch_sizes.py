@@ -1,15 +1,15 @@
-"""The pure rules of a run's life (evaluation/lifecycle.py): progress, batch halving, memory, log tails."""
+"""The pure rules of a run's life (evaluation/lifecycle.py) and the one out-of-memory test."""
 
 from __future__ import annotations
 
 import pytest
 import torch
 
+from evaluation.engine.errors import is_out_of_memory
 from evaluation.lifecycle import (
     LOG_TAIL_LINES,
     LogTail,
     Throttle,
-    is_out_of_memory,
     next_batch_size,
     overall_percent,
 )

@@ -7,8 +7,8 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from evaluation.models import Run
+from tests.fakes.models import break_weights
 from tests.people import make_admin, make_researcher
-from tests.submissions.tiny_model import break_weights
 from tests.submissions.waiting import is_over, wait_for_run
 from tests.workers import running_worker
 

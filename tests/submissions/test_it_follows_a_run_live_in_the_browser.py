@@ -6,8 +6,8 @@ import pytest
 
 from evaluation.models import Run
 from tests.browser import save_screenshot
+from tests.fakes.hub import closed_port_url
 from tests.people import PASSWORD, make_admin, make_researcher
-from tests.submissions.fake_hub import closed_port_url
 from tests.workers import running_worker
 
 pytestmark = [

@@ -11,8 +11,8 @@ from evaluation.engine.errors import RunCancelled
 from evaluation.lifecycle import Throttle
 from evaluation.models import Run
 from evaluation.worker import ClaimLost, ProgressReporter
+from tests.factories import make_submitted_run
 from tests.people import make_researcher
-from tests.submissions.runs import make_run
 
 pytestmark = pytest.mark.django_db
 
@@ -27,7 +27,7 @@ class Clock:
 
 @pytest.fixture
 def claimed(dataset):
-    run = make_run(dataset, make_researcher(), details={"preflight": {"passed": True}})
+    run = make_submitted_run(dataset, make_researcher(), details={"preflight": {"passed": True}})
     claimed = Run.objects.claim_for_evaluation(run.pk, "worker-a", timezone.now() - timedelta(minutes=15))
     assert claimed is not None and claimed.status == Run.Status.DOWNLOADING and claimed.attempts == 1
     return claimed

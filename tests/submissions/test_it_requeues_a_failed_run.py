@@ -6,9 +6,9 @@ import pytest
 from django.urls import reverse
 
 from evaluation.models import Run
+from tests.factories import make_submitted_run
 from tests.people import make_admin, make_researcher
 from tests.submissions.data import drain_queue
-from tests.submissions.runs import make_run
 
 pytestmark = pytest.mark.django_db
 
@@ -19,7 +19,7 @@ def requeue_url(run: Run) -> str:
 
 def test_it_requeues_a_failed_run_and_sends_its_preflight_task(client, dataset, django_capture_on_commit_callbacks):
     drain_queue("preflight")
-    run = make_run(
+    run = make_submitted_run(
         dataset,
         make_researcher(),
         status=Run.Status.FAILED,
@@ -41,7 +41,7 @@ def test_it_requeues_a_failed_run_and_sends_its_preflight_task(client, dataset, 
 
 def test_it_refuses_people_who_are_not_staff(client, dataset):
     researcher = make_researcher()
-    run = make_run(dataset, researcher, status=Run.Status.FAILED)
+    run = make_submitted_run(dataset, researcher, status=Run.Status.FAILED)
     client.force_login(researcher)
     assert client.post(requeue_url(run)).status_code == 403
     run.refresh_from_db()
@@ -49,7 +49,7 @@ def test_it_refuses_people_who_are_not_staff(client, dataset):
 
 
 def test_it_refuses_a_run_that_is_not_over_or_succeeded(client, dataset):
-    run = make_run(dataset, make_researcher(), status=Run.Status.DONE)
+    run = make_submitted_run(dataset, make_researcher(), status=Run.Status.DONE)
     client.force_login(make_admin())
     response = client.post(requeue_url(run), follow=True)
     assert "Only failed or cancelled runs can be re-queued." in response.content.decode()
@@ -58,7 +58,7 @@ def test_it_refuses_a_run_that_is_not_over_or_succeeded(client, dataset):
 
 
 def test_it_refuses_when_another_live_run_has_the_same_commit(client, dataset):
-    failed = make_run(dataset, make_researcher(), status=Run.Status.FAILED, engine_version="e1")
+    failed = make_submitted_run(dataset, make_researcher(), status=Run.Status.FAILED, engine_version="e1")
     Run.objects.create(model=failed.model, dataset=dataset, resolved_commit=failed.resolved_commit, engine_version="e1")
     client.force_login(make_admin())
     response = client.post(requeue_url(failed), follow=True)

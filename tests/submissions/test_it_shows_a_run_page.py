@@ -7,8 +7,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from evaluation.models import Run
+from tests.factories import make_submitted_run
 from tests.people import make_admin, make_outsider, make_researcher
-from tests.submissions.runs import make_run
 
 pytestmark = pytest.mark.django_db
 
@@ -23,7 +23,7 @@ def status_url(run: Run) -> str:
 
 def test_it_shows_the_submitter_their_run_live(client, dataset):
     researcher = make_researcher()
-    run = make_run(
+    run = make_submitted_run(
         dataset,
         researcher,
         status=Run.Status.ENCODING,
@@ -45,7 +45,7 @@ def test_it_shows_the_submitter_their_run_live(client, dataset):
 
 
 def test_it_hides_an_unfinished_run_from_other_people(client, dataset):
-    run = make_run(dataset, make_researcher(), status=Run.Status.FAILED, message="Traceback in /srv/secret")
+    run = make_submitted_run(dataset, make_researcher(), status=Run.Status.FAILED, message="Traceback in /srv/secret")
     assert client.get(page_url(run)).status_code == 404
     assert client.get(status_url(run)).status_code == 404
     client.force_login(make_outsider())
@@ -57,7 +57,9 @@ def test_it_hides_an_unfinished_run_from_other_people(client, dataset):
 
 
 def test_it_shows_a_finished_run_to_everyone_with_a_link_to_its_results(client, dataset):
-    run = make_run(dataset, make_researcher(), status=Run.Status.DONE, finished_at=timezone.now(), progress=100)
+    run = make_submitted_run(
+        dataset, make_researcher(), status=Run.Status.DONE, finished_at=timezone.now(), progress=100
+    )
     page = client.get(page_url(run)).content.decode()
     assert f'<a href="{reverse("leaderboard:run_detail", args=[run.pk])}">see the results</a>' in page
     assert "Cancel this run" not in page
@@ -66,8 +68,8 @@ def test_it_shows_a_finished_run_to_everyone_with_a_link_to_its_results(client, 
 
 def test_it_counts_the_queue_in_submission_order(client, dataset):
     researcher = make_researcher()
-    runs = [make_run(dataset, researcher) for _ in range(3)]
-    make_run(dataset, researcher, status=Run.Status.ENCODING)
+    runs = [make_submitted_run(dataset, researcher) for _ in range(3)]
+    make_submitted_run(dataset, researcher, status=Run.Status.ENCODING)
     client.force_login(researcher)
     positions = [client.get(status_url(run)).json()["queue_position"] for run in runs]
     assert positions == [1, 2, 3]
@@ -84,7 +86,7 @@ def test_it_shows_tokenizer_coverage_and_attempts(client, dataset):
         },
         "attempts": [{"number": 1, "worker": "w1", "batch_size": 32, "outcome": "lost"}],
     }
-    run = make_run(dataset, researcher, status=Run.Status.ENCODING, details=details)
+    run = make_submitted_run(dataset, researcher, status=Run.Status.ENCODING, details=details)
     client.force_login(researcher)
     page = client.get(page_url(run)).content.decode()
     assert "<td>Deva</td><td>hin, mar</td><td>12</td><td>2.46</td><td>1.2%</td>" in page

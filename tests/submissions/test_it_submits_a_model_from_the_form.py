@@ -8,9 +8,9 @@ from django.test import Client
 from django.urls import reverse
 
 from evaluation.models import EmbeddingModel, Run
+from tests.fakes.hub import closed_port_url
 from tests.people import PASSWORD, make_admin, make_researcher
 from tests.submissions.data import drain_queue, validation_dataset
-from tests.submissions.fake_hub import closed_port_url
 
 pytestmark = pytest.mark.django_db
 URL = reverse("evaluation:submit")

@@ -10,9 +10,9 @@ from django.utils import timezone
 from evaluation.models import Run
 from evaluation.tasks import sweep_stalled_runs as sweep_task
 from evaluation.worker import sweep_stalled_runs
+from tests.factories import make_submitted_run
 from tests.people import make_researcher
 from tests.submissions.data import drain_queue
-from tests.submissions.runs import make_run
 
 pytestmark = pytest.mark.django_db
 
@@ -31,7 +31,7 @@ def test_it_requeues_a_silent_evaluation_and_sends_it_again(
 ):
     settings.RUN_STALL_SECONDS = 60
     drain_queue("gpu")
-    silent = make_run(
+    silent = make_submitted_run(
         dataset,
         researcher,
         status=Run.Status.ENCODING,
@@ -59,7 +59,7 @@ def test_it_sends_a_run_lost_in_its_checks_back_to_the_checks(
 ):
     settings.RUN_STALL_SECONDS = 60
     drain_queue("preflight")
-    lost = make_run(dataset, researcher, status=Run.Status.PREFLIGHT, heartbeat_at=silent_for(120))
+    lost = make_submitted_run(dataset, researcher, status=Run.Status.PREFLIGHT, heartbeat_at=silent_for(120))
     with django_capture_on_commit_callbacks(execute=True):
         assert sweep_stalled_runs() == [lost.pk]
     assert drain_queue("preflight") == [("evaluation.preflight_run", [lost.pk])]
@@ -67,9 +67,9 @@ def test_it_sends_a_run_lost_in_its_checks_back_to_the_checks(
 
 def test_it_leaves_live_waiting_and_finished_runs_alone(settings, dataset, researcher):
     settings.RUN_STALL_SECONDS = 60
-    live = make_run(dataset, researcher, status=Run.Status.ENCODING, heartbeat_at=silent_for(5))
-    waiting = make_run(dataset, researcher, status=Run.Status.QUEUED, heartbeat_at=silent_for(3600))
-    done = make_run(dataset, researcher, status=Run.Status.DONE, heartbeat_at=silent_for(3600))
+    live = make_submitted_run(dataset, researcher, status=Run.Status.ENCODING, heartbeat_at=silent_for(5))
+    waiting = make_submitted_run(dataset, researcher, status=Run.Status.QUEUED, heartbeat_at=silent_for(3600))
+    done = make_submitted_run(dataset, researcher, status=Run.Status.DONE, heartbeat_at=silent_for(3600))
     assert sweep_stalled_runs() == []
     assert sweep_stalled_runs(older_than=1) == [live.pk]
     for run, status in ((waiting, Run.Status.QUEUED), (done, Run.Status.DONE)):
@@ -80,7 +80,7 @@ def test_it_leaves_live_waiting_and_finished_runs_alone(settings, dataset, resea
 def test_it_gives_up_after_too_many_lost_attempts(settings, dataset, researcher):
     settings.RUN_STALL_SECONDS = 60
     settings.RUN_MAX_ATTEMPTS = 3
-    run = make_run(dataset, researcher, status=Run.Status.SCORING, heartbeat_at=silent_for(120), attempts=3)
+    run = make_submitted_run(dataset, researcher, status=Run.Status.SCORING, heartbeat_at=silent_for(120), attempts=3)
     assert sweep_stalled_runs() == []
     run.refresh_from_db()
     assert run.status == Run.Status.FAILED and run.failure_category == Run.FailureCategory.OURS

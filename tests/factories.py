@@ -1,12 +1,15 @@
-"""Synthetic runs for page tests: constructed numbers, stored through the real models.
+"""The one factories module: datasets and runs made directly in the database, through the real models.
 
-The values follow a simple deterministic pattern (a level per model, a small offset per language)
-so that tests can state what a page must show. Real numbers come from the published results
-(see conftest.published) or from the engine.
+`make_run` makes a finished run with constructed scores, for page tests; `make_submitted_run` a
+submission at any status and without scores, for tests of run pages and transitions. The values
+follow a simple deterministic pattern (a level per model, a small offset per language) so that tests
+can state what a page must show. Real numbers come from the published results (see
+tests/leaderboard/conftest.published) or from the engine.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 
 from evaluation.engine.results import SCHEMA_VERSION
@@ -132,3 +135,10 @@ def make_run(
             add("t4", source, None, "ece_calibrated", round(0.03, 6))
     Score.objects.bulk_create(scores)
     return run
+
+
+def make_submitted_run(dataset: Dataset, user=None, *, status: str = Run.Status.QUEUED, **fields) -> Run:
+    """A submitted run of a fresh model (its own pinned commit), as the submission would record it."""
+    model = EmbeddingModel.objects.create(name=f"test-org/model-{uuid.uuid4().hex[:8]}")
+    fields.setdefault("resolved_commit", uuid.uuid4().hex)
+    return Run.objects.create(model=model, dataset=dataset, submitted_by=user, status=status, **fields)

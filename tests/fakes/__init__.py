@@ -1,0 +1,1 @@
+"""Stand-ins for what tests must not reach: the Hugging Face Hub (hub.py) and downloaded models (models.py)."""
