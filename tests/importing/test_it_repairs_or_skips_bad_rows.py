@@ -19,7 +19,7 @@ from django.urls import reverse
 
 from annotation.reports import agreement_by_language
 from evaluation.models import Dataset, Item
-from tests.annotation.shared import VALIDATION_DIR, expected_agreement
+from tests.validation import VALIDATION_DIR, expected_agreement
 
 pytestmark = pytest.mark.django_db
 

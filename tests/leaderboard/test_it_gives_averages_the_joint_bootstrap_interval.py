@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from evaluation.models import Run, Score
 from leaderboard.run_intervals import joint_average_interval
-from tests.engine.data import create_validation_dataset
+from tests.validation import create_validation_dataset
 
 pytestmark = pytest.mark.django_db
 

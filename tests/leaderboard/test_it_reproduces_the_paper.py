@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from evaluation.models import Score
-from tests.leaderboard.factories import make_run
+from tests.factories import make_run
 from tests.leaderboard.html import tables
 
 pytestmark = pytest.mark.django_db
@@ -123,7 +123,7 @@ def test_it_sets_a_re_run_beside_the_paper_and_the_files(client, published):
 def test_it_checks_table_2_against_the_imported_validation_ratings(client):
     from django.core.management import call_command
 
-    from tests.annotation.shared import VALIDATION_DIR, load_validation_items
+    from tests.validation import VALIDATION_DIR, load_validation_items
 
     load_validation_items()
     call_command("import_judgements", str(VALIDATION_DIR), verbosity=0, stdout=StringIO())
