@@ -9,5 +9,11 @@ class AccountAdapter(DefaultAccountAdapter):
         return True
 
     def get_signup_redirect_url(self, request) -> str:
-        # New people land on the annotation home page, which says what happens next (approval).
-        return reverse("annotation:home")
+        # Used only when the sign-up carried no `next` (the header's links and the log-in-to-submit
+        # redirect always carry one). People who named native languages want to annotate: the
+        # annotation home says what happens next (approval). Everyone else is a researcher or a
+        # visitor and goes to the leaderboard.
+        profile = getattr(request.user, "annotator_profile", None)
+        if profile is not None and profile.native_languages.exists():
+            return reverse("annotation:home")
+        return reverse("leaderboard:overview")

@@ -5,11 +5,19 @@ from __future__ import annotations
 from allauth.account.forms import SignupForm as AllauthSignupForm
 from django import forms
 
+from evaluation.languages import BY_CODE
 from evaluation.models import Language
 
 
+class LanguageChoiceField(forms.ModelMultipleChoiceField):
+    def label_from_instance(self, obj: Language) -> str:
+        # The English name beside the name in the language's own script: 'Hindi · हिन्दी'.
+        info = BY_CODE.get(obj.code)
+        return info.name_with_native if info else obj.name
+
+
 class SignupForm(AllauthSignupForm):
-    native_languages = forms.ModelMultipleChoiceField(
+    native_languages = LanguageChoiceField(
         queryset=Language.objects.filter(is_source=False).order_by("name"),
         widget=forms.CheckboxSelectMultiple,
         required=False,

@@ -41,6 +41,12 @@ class SubmissionForm(forms.Form):
         help_text="The languages the model's card says it supports. The leaderboard averages the model over "
         "these and marks its other cells; none ticked means all languages.",
     )
+    trained_on_nirdesha = forms.BooleanField(
+        label="Trained on Nirdesha data",
+        required=False,
+        help_text="Tick if this model was trained or tuned on any Nirdesha data (including the validation "
+        "sample); the leaderboard marks it, as MTEB does for models trained on its test sets.",
+    )
     note = forms.CharField(label="Note", required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 3}))
     dataset = DatasetChoiceField(label="Dataset version", queryset=Dataset.objects.none(), required=False)
 
@@ -75,4 +81,5 @@ class SubmissionForm(forms.Form):
             note=data["note"],
             dataset=data["dataset"],
             declared_languages=tuple(code for code in TARGET_CODES if code in data.get("declared_languages", [])),
+            trained_on_nirdesha=data["trained_on_nirdesha"],
         )

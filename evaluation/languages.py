@@ -15,22 +15,28 @@ class LanguageInfo:
     family: str
     rtl: bool = False
     is_source: bool = False
+    # The language's name in its own script (its endonym), shown beside the English name.
+    native: str = ""
+
+    @property
+    def name_with_native(self) -> str:
+        return self.name if not self.native or self.native == self.name else f"{self.name} · {self.native}"
 
 
 LANGUAGES: tuple[LanguageInfo, ...] = (
-    LanguageInfo("eng", "English", "Latn", "Latin", "Germanic", is_source=True),
-    LanguageInfo("asm", "Assamese", "Beng", "Bengali–Assamese", "Indo-Aryan"),
-    LanguageInfo("ben", "Bengali", "Beng", "Bengali–Assamese", "Indo-Aryan"),
-    LanguageInfo("guj", "Gujarati", "Gujr", "Gujarati", "Indo-Aryan"),
-    LanguageInfo("hin", "Hindi", "Deva", "Devanagari", "Indo-Aryan"),
-    LanguageInfo("kan", "Kannada", "Knda", "Kannada", "Dravidian"),
-    LanguageInfo("mal", "Malayalam", "Mlym", "Malayalam", "Dravidian"),
-    LanguageInfo("mar", "Marathi", "Deva", "Devanagari", "Indo-Aryan"),
-    LanguageInfo("ory", "Odia", "Orya", "Odia", "Indo-Aryan"),
-    LanguageInfo("pan", "Punjabi", "Guru", "Gurmukhi", "Indo-Aryan"),
-    LanguageInfo("tam", "Tamil", "Taml", "Tamil", "Dravidian"),
-    LanguageInfo("tel", "Telugu", "Telu", "Telugu", "Dravidian"),
-    LanguageInfo("urd", "Urdu", "Arab", "Perso-Arabic (Nastaliq)", "Indo-Aryan", rtl=True),
+    LanguageInfo("eng", "English", "Latn", "Latin", "Germanic", is_source=True, native="English"),
+    LanguageInfo("asm", "Assamese", "Beng", "Bengali–Assamese", "Indo-Aryan", native="অসমীয়া"),
+    LanguageInfo("ben", "Bengali", "Beng", "Bengali–Assamese", "Indo-Aryan", native="বাংলা"),
+    LanguageInfo("guj", "Gujarati", "Gujr", "Gujarati", "Indo-Aryan", native="ગુજરાતી"),
+    LanguageInfo("hin", "Hindi", "Deva", "Devanagari", "Indo-Aryan", native="हिन्दी"),
+    LanguageInfo("kan", "Kannada", "Knda", "Kannada", "Dravidian", native="ಕನ್ನಡ"),
+    LanguageInfo("mal", "Malayalam", "Mlym", "Malayalam", "Dravidian", native="മലയാളം"),
+    LanguageInfo("mar", "Marathi", "Deva", "Devanagari", "Indo-Aryan", native="मराठी"),
+    LanguageInfo("ory", "Odia", "Orya", "Odia", "Indo-Aryan", native="ଓଡ଼ିଆ"),
+    LanguageInfo("pan", "Punjabi", "Guru", "Gurmukhi", "Indo-Aryan", native="ਪੰਜਾਬੀ"),
+    LanguageInfo("tam", "Tamil", "Taml", "Tamil", "Dravidian", native="தமிழ்"),
+    LanguageInfo("tel", "Telugu", "Telu", "Telugu", "Dravidian", native="తెలుగు"),
+    LanguageInfo("urd", "Urdu", "Arab", "Perso-Arabic (Nastaliq)", "Indo-Aryan", rtl=True, native="اردو"),
 )
 BY_CODE: dict[str, LanguageInfo] = {lang.code: lang for lang in LANGUAGES}
 BY_NAME: dict[str, LanguageInfo] = {lang.name.lower(): lang for lang in LANGUAGES}

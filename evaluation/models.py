@@ -62,6 +62,12 @@ class DatasetQuerySet(models.QuerySet):
         """Versions whose items are here, so that a model can be run on them."""
         return self.filter(Exists(Item.objects.filter(dataset=OuterRef("pk"))))
 
+    def for_submit_page(self) -> DatasetQuerySet:
+        """Every version, each marked `has_items` (a model can be run on it here) and with its item count."""
+        return self.annotate(has_items=Exists(Item.objects.filter(dataset=OuterRef("pk")))).order_by(
+            "-has_items", "is_demo", "-created_at"
+        )
+
     def default_for_submissions(self) -> Dataset | None:
         """The newest evaluable version that is not the demo sample, else the newest demo."""
         return self.evaluable().order_by("is_demo", "-created_at", "-pk").first()
@@ -94,6 +100,11 @@ class Dataset(models.Model):
         help_text="How the files were imported: the --on-error policy, the files' own hash, and every row "
         "that was repaired or skipped (file, line, column, action, detail).",
     )
+    pair_set_digests = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="SHA-256 of each stored T4 pair set, by seed then language, written by the run that built it.",
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     objects = DatasetQuerySet.as_manager()
@@ -105,6 +116,19 @@ class Dataset(models.Model):
     def __str__(self) -> str:
         label = f"{self.name} {self.version}"
         return f"{label} (demo)" if self.is_demo else label
+
+    def record_pair_set_digests(self, seed: int, digests: dict[str, str]) -> None:
+        """Add the digests of this version's pair sets for `seed` to its card (kept once written)."""
+        with transaction.atomic():
+            locked = type(self).objects.select_for_update().get(pk=self.pk)
+            recorded = dict(locked.pair_set_digests or {})
+            by_language = dict(recorded.get(str(seed), {}))
+            missing = {code: digest for code, digest in digests.items() if code not in by_language}
+            if not missing:
+                return
+            recorded[str(seed)] = {**by_language, **missing}
+            type(self).objects.filter(pk=self.pk).update(pair_set_digests=recorded)
+        self.pair_set_digests = recorded
 
     @property
     def slug(self) -> str:
@@ -708,7 +732,8 @@ class ScoreQuerySet(models.QuerySet):
             "run_id", "value", "ci_low", "ci_high", "source_id", "target_id"
         )
         keys = ("run_id", "value", "ci_low", "ci_high", "source", "target")
-        return [dict(zip(keys, row, strict=True)) for row in rows.order_by()]
+        # Ordered by language code, so exports list pairs the same way on every database.
+        return [dict(zip(keys, row, strict=True)) for row in rows.order_by("source_id", "target_id")]
 
     def script_split(self, task: str, metric: str, languages: list[str]) -> list[dict]:
         """Per run, the mean over same-script pairs and over cross-script pairs (and the same for

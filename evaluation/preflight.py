@@ -21,6 +21,7 @@ from huggingface_hub.utils import validate_repo_id
 
 from evaluation.engine import hub
 from evaluation.engine.errors import ModelLoadError, ModelNotFoundError, ModelRejected, SubmitterError
+from evaluation.model_facts import facts_from_files
 
 WEIGHTS_SUFFIX = ".safetensors"
 PICKLE_WEIGHTS = ("pytorch_model.bin", "model.ckpt", "tf_model.h5", "flax_model.msgpack")
@@ -285,3 +286,37 @@ def tokenizer_coverage(
             "unk_rate": round(unknown / tokens, 4) if tokens else 0.0,
         }
     return coverage
+
+
+# Model facts -----------------------------------------------------------------------------------
+
+
+def read_model_facts(folder: Path, check: ModelCheck) -> dict:
+    """The facts columns for a checked model, read from its config, tokenizer and sentence-transformers files."""
+    modules = read_json(folder / "modules.json")
+    module_paths = [m.get("path", "") for m in modules if isinstance(m, dict)] if isinstance(modules, list) else []
+    pooling = next(
+        (read_json(folder / path / "config.json") for path in module_paths if path and "Pooling" in path), None
+    )
+    dense_layers = [
+        layer
+        for path in module_paths
+        if path and "Dense" in path
+        for layer in [read_json(folder / path / "config.json")]
+        if isinstance(layer, dict)
+    ]
+    return facts_from_files(
+        check.name,
+        is_local=check.is_local,
+        config=check.config or {},
+        tokenizer_config=_as_dict(read_json(folder / "tokenizer_config.json")),
+        sentence_config=_as_dict(read_json(folder / "sentence_bert_config.json")),
+        pooling=_as_dict(pooling),
+        dense_layers=dense_layers,
+        parameter_count=check.parameter_count,
+        license=check.license,
+    )
+
+
+def _as_dict(value: object) -> dict | None:
+    return value if isinstance(value, dict) else None

@@ -37,14 +37,14 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import transaction
 
-from evaluation.engine import DEFAULT_SEED
+from evaluation.engine import DEFAULT_SEED, pairs
 from evaluation.engine import ENGINE_VERSION as ENGINE_VERSION
-from evaluation.engine.backends import LexicalBackend, load_backend
+from evaluation.engine.backends import EncodeStats, LexicalBackend, load_backend
 from evaluation.engine.encoders import ResolvedModel, pinned_model, resolve_model
 from evaluation.engine.errors import ModelNotFoundError
 from evaluation.engine.lexical import LEXICAL_NAMES
 from evaluation.engine.results import Details, Manifest, RunResult, ScoreRow, render_document
-from evaluation.engine.runner import Corpus, build_corpus, evaluate, plan_tasks
+from evaluation.engine.runner import Corpus, build_corpus, evaluate, plan_tasks, text_sets_for
 from evaluation.models import EmbeddingModel, Item, Run, Score
 
 logger = logging.getLogger(__name__)
@@ -136,6 +136,38 @@ def _write_results(run: Run, result: RunResult) -> None:
     logger.info("Run %s: wrote %d scores (%d languages)", run.pk, len(result.scores), len(languages_needed))
 
 
+def run_languages(run: Run) -> list[str]:
+    """The languages whose texts a run encodes: its translated languages, then English when present."""
+    codes = set(Item.objects.filter(dataset=run.dataset).values_list("language_id", flat=True).distinct())
+    translated = [code for code in (run.languages or sorted(codes - {"eng"})) if code in codes]
+    return translated + (["eng"] if "eng" in codes else [])
+
+
+def encode_run_language(
+    run: Run, language: str, *, device: str | None = None, batch_size: int | None = None
+) -> EncodeStats:
+    """Encode (into the shared embedding cache) every text of one language that the run's tasks need.
+
+    One part of a split encoding: each language's part runs as its own task on whichever GPU worker is
+    free, and the run's own evaluation then finds every text cached and only scores. Writes nothing
+    but cache files, so a part that fails or runs twice costs time, never a wrong figure.
+    """
+    if run.model.kind == EmbeddingModel.Kind.LEXICAL or run.model.name in LEXICAL_NAMES:
+        return EncodeStats()
+    corpus = load_corpus(run)
+    planned, _ = plan_tasks(list(run.tasks or []), corpus)
+    sets = [text_set for text_set in text_sets_for(corpus, planned).values() if text_set.language == language]
+    revision = (run.resolved_commit if run.resolved_commit and not run.model.is_local else run.revision) or None
+    loaded = load_backend(
+        run.model.name,
+        revision=revision,
+        cache_root=settings.EMBEDDING_CACHE_DIR,
+        device=device,
+        batch_size=batch_size,
+    )
+    return loaded.backend.prepare(sets)
+
+
 def execute_run(
     run: Run,
     *,
@@ -177,6 +209,7 @@ def execute_run(
         commit = resolved.commit
     run.pin(commit)
 
+    pairs.use_store(settings.PAIR_SET_DIR)
     loaded = load_backend(
         name,
         revision=revision,
@@ -198,6 +231,9 @@ def execute_run(
     result.manifest.dataset["id"] = run.dataset_id
     result.manifest.run_id = run.pk
     _write_results(run, result)
+    digests = (result.manifest.task_blocks.get("t4") or {}).get("pair_set_digests")
+    if digests:
+        run.dataset.record_pair_set_digests(DEFAULT_SEED, digests)
 
 
 def stored_result(run: Run) -> RunResult:

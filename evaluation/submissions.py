@@ -53,6 +53,8 @@ class Submission:
     # The translated languages (ISO 639-3) the submitter says the model supports; empty: not declared,
     # averaged over all languages (leaderboard.coverage).
     declared_languages: tuple[str, ...] = ()
+    # Declared by the submitter: the model was trained or tuned on Nirdesha data (shown as a marker).
+    trained_on_nirdesha: bool = False
 
 
 def quota_window_start(now: datetime | None = None) -> datetime:
@@ -152,6 +154,9 @@ def submit(user, submission: Submission) -> Run:
                 "parameter_count": submission.parameter_count or check.parameter_count,
                 "declared_languages": list(submission.declared_languages),
             }
+            # A later submission may only add the declaration, never withdraw an earlier one.
+            if submission.trained_on_nirdesha:
+                described["trained_on_nirdesha"] = True
             model, created = EmbeddingModel.objects.get_or_create(
                 name=check.name, defaults={**described, "is_local": check.is_local}
             )

@@ -6,8 +6,9 @@ evaluations, `default` for the sweeper that beat runs every RUN_SWEEP_INTERVAL_S
 
 from __future__ import annotations
 
-from celery import shared_task
+from celery import chord, shared_task
 from django.conf import settings
+from django.db import transaction
 
 from evaluation import worker
 
@@ -38,8 +39,26 @@ RETRYING = {
 def preflight_run(self, run_id: int) -> str:
     outcome = worker.run_preflight(run_id, worker=self.request.hostname or "")
     if outcome == worker.PASSED:
-        evaluate_run.delay_on_commit(run_id)
+        dispatch_evaluation(run_id)
     return outcome
+
+
+def dispatch_evaluation(run_id: int) -> None:
+    """Queue a checked run's evaluation, split into per-language encodings when configured.
+
+    Split: a chord of one encode task per language (each on any free GPU worker, all writing into the
+    shared embedding cache), whose callback is the usual evaluate_run; it finds every text cached
+    and only scores, with the claim, retries and messages of an ordinary run.
+    """
+    if not settings.EVALUATION_SPLIT_ENCODING:
+        evaluate_run.delay_on_commit(run_id)
+        return
+    from evaluation.models import Run
+    from evaluation.services import run_languages
+
+    run = Run.objects.select_related("dataset").get(pk=run_id)
+    parts = [encode_run_language.si(run_id, code) for code in run_languages(run)]
+    transaction.on_commit(lambda: chord(parts)(evaluate_run.si(run_id)))
 
 
 @shared_task(
@@ -52,6 +71,17 @@ def preflight_run(self, run_id: int) -> str:
 )
 def evaluate_run(self, run_id: int) -> str:
     return worker.run_evaluation(run_id, worker=self.request.hostname or "")
+
+
+@shared_task(
+    bind=True,
+    name="evaluation.encode_run_language",
+    soft_time_limit=settings.SUBMISSION_MAX_RUN_SECONDS,
+    time_limit=settings.SUBMISSION_MAX_RUN_SECONDS + 600,
+    **RELIABLE,
+)
+def encode_run_language(self, run_id: int, language: str) -> str:
+    return worker.encode_language(run_id, language)
 
 
 @shared_task(name="evaluation.sweep_stalled_runs", **RELIABLE)

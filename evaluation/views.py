@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import wraps
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -13,7 +17,7 @@ from django.views.decorators.http import require_POST
 
 from evaluation.api.serializers import RunStatusSerializer
 from evaluation.forms import SubmissionForm
-from evaluation.models import Run
+from evaluation.models import Dataset, Run
 from evaluation.submissions import SubmissionRefused, submissions_left, submit
 
 
@@ -36,7 +40,20 @@ def _limits(user) -> dict:
     }
 
 
-@login_required
+def _login_to_submit(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Like login_required, but it says why: the log-in page shows the message and returns to the form."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if not request.user.is_authenticated:
+            messages.info(request, "Log in to submit a model (or sign up); afterwards you come back to this form.")
+            return redirect_to_login(request.get_full_path())
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+@_login_to_submit
 def submit_model(request: HttpRequest) -> HttpResponse:
     form = SubmissionForm(request.POST or None, user=request.user)
     refusal = None
@@ -49,7 +66,12 @@ def submit_model(request: HttpRequest) -> HttpResponse:
         else:
             messages.success(request, f"Submitted. Run {run.pk} is queued; this page follows it live.")
             return redirect(run)
-    context = {"form": form, "refusal": refusal, "limits": _limits(request.user)}
+    context = {
+        "form": form,
+        "refusal": refusal,
+        "limits": _limits(request.user),
+        "versions": Dataset.objects.for_submit_page(),
+    }
     return render(request, "evaluation/submit.html", context)
 
 

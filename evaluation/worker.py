@@ -40,6 +40,7 @@ from evaluation.preflight import (
     enforce_size,
     inspect_local_folder,
     load_tokenizer,
+    read_model_facts,
     tokenizer_coverage,
 )
 
@@ -298,8 +299,8 @@ def _check_run_model(run: Run, report: ProgressReporter) -> tuple[dict, dict]:
     )
     for script, figures in coverage.items():
         figures.update(languages=languages[script], source="pre-flight (first items of each language)")
-    if check.parameter_count:
-        model.fill_blanks(parameter_count=check.parameter_count)
+    # The facts columns (dimension, max tokens, fp16 memory, licence, Hub link) come from the files just checked.
+    model.fill_blanks(**read_model_facts(folder, check))
     summary = {
         "passed": True,
         "checked_at": timezone.now().isoformat(),
@@ -384,6 +385,30 @@ def run_evaluation(
     reporter.log(f"Done: {counts['texts_encoded']} texts encoded, {counts['texts_from_cache']} from the cache")
     if not run.finish_as(token, details=close(DONE, **counts), log_tail=reporter.tail.text(), message=""):
         reporter.raise_for_lost_claim()
+    return DONE
+
+
+def encode_language(run_id: int, language: str) -> str:
+    """One language's part of a split encoding (tasks.dispatch_evaluation); never fails the run.
+
+    A part that fails only logs why: the run's own evaluation, which follows the parts, encodes
+    whatever is still missing and reports any real problem with its usual retries and messages.
+    """
+    from evaluation.services import encode_run_language
+
+    run = Run.objects.select_related("model", "dataset").filter(pk=run_id).first()
+    if run is None:
+        return SKIPPED
+    try:
+        stats = encode_run_language(
+            run, language, device=settings.EVALUATION_DEVICE, batch_size=settings.EVALUATION_BATCH_SIZE
+        )
+    except Exception:
+        logger.exception("Encoding %s of run %s failed; the evaluation will encode what is missing", language, run_id)
+        return FAILED
+    logger.info(
+        "Run %s, %s: %d texts encoded, %d already cached", run_id, language, stats.texts_encoded, stats.texts_from_cache
+    )
     return DONE
 
 

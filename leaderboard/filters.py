@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import django_filters
 from django import forms
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from evaluation.languages import LANGUAGES
 from evaluation.models import Dataset, EmbeddingModel, Run
@@ -27,7 +27,7 @@ def _unique(pairs):
     return sorted(seen.items(), key=lambda pair: pair[1])
 
 
-LANGUAGE_CHOICES = [(lang.code, lang.name) for lang in LANGUAGES]
+LANGUAGE_CHOICES = [(lang.code, lang.name_with_native) for lang in LANGUAGES]
 SCRIPT_CHOICES = _unique((lang.script, lang.script_name) for lang in LANGUAGES)
 FAMILY_CHOICES = _unique((lang.family, lang.family) for lang in LANGUAGES)
 
@@ -48,15 +48,21 @@ class LanguageSelectionForm(forms.Form):
     languages = forms.MultipleChoiceField(
         choices=LANGUAGE_CHOICES, required=False, widget=forms.CheckboxSelectMultiple, label="Languages"
     )
-    script = forms.MultipleChoiceField(choices=SCRIPT_CHOICES, required=False, label="Script")
-    family = forms.MultipleChoiceField(choices=FAMILY_CHOICES, required=False, label="Language family")
+    # Checkboxes and radio buttons, shown as one-click chips: no Ctrl-click multi-selects.
+    script = forms.MultipleChoiceField(
+        choices=SCRIPT_CHOICES, required=False, label="Script", widget=forms.CheckboxSelectMultiple
+    )
+    family = forms.MultipleChoiceField(
+        choices=FAMILY_CHOICES, required=False, label="Language family", widget=forms.CheckboxSelectMultiple
+    )
     pairs = forms.ChoiceField(
         choices=[
-            ("both", "pairs with both languages selected"),
-            ("source", "pairs with the query language selected"),
+            ("both", "both languages selected"),
+            ("source", "query language selected"),
         ],
         required=False,
         label="Cross-lingual pairs",
+        widget=forms.RadioSelect,
     )
     common = forms.BooleanField(
         required=False,
@@ -68,30 +74,78 @@ class LanguageSelectionForm(forms.Form):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.fields["dataset"].queryset = Dataset.objects.with_finished_runs()
-        self.fields["script"].widget.attrs["size"] = 4
-        self.fields["family"].widget.attrs["size"] = 3
 
     def clean_pairs(self) -> str:
         value = self.cleaned_data.get("pairs") or "both"
         return value if value in PAIR_MODES else "both"
 
 
+def licence_choices() -> list[tuple[str, str]]:
+    licences = EmbeddingModel.objects.exclude(license="").values_list("license", flat=True).distinct()
+    return [(name, name) for name in sorted(set(licences))]
+
+
 class LeaderboardFilter(django_filters.FilterSet):
-    origin = django_filters.ChoiceFilter(choices=Run.Origin.choices, label="Origin", empty_label="published and re-run")
+    q = django_filters.CharFilter(
+        method="filter_search",
+        label="Search models",
+        widget=forms.TextInput(attrs={"type": "search", "placeholder": "model name", "autocomplete": "off"}),
+    )
+    origin = django_filters.ChoiceFilter(
+        choices=Run.Origin.choices, label="Origin", empty_label="any", widget=forms.RadioSelect
+    )
     kind = django_filters.ChoiceFilter(
-        field_name="model__kind", choices=EmbeddingModel.Kind.choices, label="Model type", empty_label="any type"
+        field_name="model__kind",
+        choices=EmbeddingModel.Kind.choices,
+        label="Model type",
+        empty_label="any",
+        widget=forms.RadioSelect,
     )
     size = django_filters.ChoiceFilter(
         choices=[(key, label) for key, (_, _, label) in SIZE_BANDS.items()],
         method="filter_size",
         label="Model size",
-        empty_label="any size",
+        empty_label="any",
+        widget=forms.RadioSelect,
+    )
+    licence = django_filters.ChoiceFilter(
+        field_name="model__license",
+        choices=licence_choices,
+        label="Licence",
+        empty_label="any",
+        widget=forms.RadioSelect,
+    )
+    weights = django_filters.ChoiceFilter(
+        choices=[("open", "open weights only")],
+        method="filter_weights",
+        label="Weights",
+        empty_label="any",
+        widget=forms.RadioSelect,
+    )
+    nirdesha = django_filters.ChoiceFilter(
+        choices=[("hide", "hide models trained on Nirdesha data")],
+        method="filter_nirdesha",
+        label="Trained on Nirdesha",
+        empty_label="show all",
+        widget=forms.RadioSelect,
     )
 
     class Meta:
         model = Run
-        fields = ["origin", "kind", "size"]
+        fields = ["q", "origin", "kind", "size", "licence", "weights", "nirdesha"]
         form = LanguageSelectionForm
+
+    def filter_search(self, queryset: QuerySet[Run], name: str, value: str) -> QuerySet[Run]:
+        words = value.split()
+        for word in words:
+            queryset = queryset.filter(Q(model__name__icontains=word) | Q(model__display_name__icontains=word))
+        return queryset
+
+    def filter_weights(self, queryset: QuerySet[Run], name: str, value: str) -> QuerySet[Run]:
+        return queryset.filter(model__open_weights=True) if value == "open" else queryset
+
+    def filter_nirdesha(self, queryset: QuerySet[Run], name: str, value: str) -> QuerySet[Run]:
+        return queryset.exclude(model__trained_on_nirdesha=True) if value == "hide" else queryset
 
     def filter_size(self, queryset: QuerySet[Run], name: str, value: str) -> QuerySet[Run]:
         if value == "unknown":

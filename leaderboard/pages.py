@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 
 from django.db.models import Count
 from django.http import Http404, QueryDict
@@ -20,7 +21,7 @@ from evaluation.languages import BY_CODE, LANGUAGES
 from evaluation.models import Dataset, Item, Run, Score
 from leaderboard import plots
 from leaderboard.coverage import Coverage, averaging_languages, coverage
-from leaderboard.filters import LeaderboardFilter
+from leaderboard.filters import LanguageSelectionForm, LeaderboardFilter
 from leaderboard.reproduce import in_paper_unit, load_paper_tables, t4_block_value
 from leaderboard.run_intervals import joint_average_interval, joint_overall_interval
 from leaderboard.tables import (
@@ -85,8 +86,15 @@ def page_task(task: str, kind: str) -> TaskSpec:
 
 @dataclass
 class ExportTable:
+    """A page's table as downloaded. Values are stored numbers (fractions for fraction metrics).
+
+    `metrics` names, for columns of a wide table, the metric whose values they hold, so that the CSV
+    can add them in the page's units; a long table says it with a `metric` column instead.
+    """
+
     headers: list[str]
     rows: list[list]
+    metrics: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -165,7 +173,7 @@ class Selection:
 
     @property
     def language_names(self) -> str:
-        if self.languages == [code for code in self.available if code != "eng"]:
+        if self.languages and self.languages == [code for code in self.available if code != "eng"]:
             return f"all {len(self.languages)} translated languages"
         return ", ".join(BY_CODE[code].name for code in self.languages if code in BY_CODE) or "none"
 
@@ -211,7 +219,10 @@ def resolve_selection(params: QueryDict, unit_columns: list[tuple[str, str]]) ->
     return selection
 
 
-FILTER_PARAMS = ("dataset", "languages", "script", "family", "pairs", "common", "origin", "kind", "size")
+# Every field of the filter form (the language selection and the run filters) but the sort order.
+FILTER_PARAMS = tuple(
+    name for name in (*LanguageSelectionForm.base_fields, *LeaderboardFilter.base_filters) if name != "sort"
+)
 
 
 def _params(query: str, names) -> list[tuple[str, str]]:
@@ -347,6 +358,9 @@ def overview_page(params: QueryDict) -> Page:
         "averaged_languages",
         "coverage",
     ]
+    # The overall score is a mean of the overall columns' values, all on the main metric's scale.
+    overall_metric = next((column.metric for column in columns if column.key in table.overall_keys), None)
+    export_metrics = dict.fromkeys(("overall", "overall_ci_low", "overall_ci_high"), overall_metric or "")
     for column in columns:
         export_headers += [
             f"{column.key}_{column.metric}",
@@ -355,6 +369,9 @@ def overview_page(params: QueryDict) -> Page:
             f"{column.key}_covered",
             f"{column.key}_expected",
         ]
+        export_metrics |= dict.fromkeys(
+            (f"{column.key}_{column.metric}", f"{column.key}_ci_low", f"{column.key}_ci_high"), column.metric
+        )
     export_rows = []
     for row in table.rows:
         line = [
@@ -385,8 +402,11 @@ def overview_page(params: QueryDict) -> Page:
         "common": selection.common,
         # The note on the ECE column links to the page of the task that the column belongs to.
         "ece_task": next((column.task for column in columns if column.metric == "ece"), None),
+        # The model-facts columns; the runs come with their model already (no extra query).
+        "facts": {run.pk: run.model for run in selection.runs},
     }
-    return Page("Leaderboard", context, {"overview": ExportTable(export_headers, export_rows)})
+    export = ExportTable(export_headers, export_rows, {key: name for key, name in export_metrics.items() if name})
+    return Page("Leaderboard", context, {"overview": export})
 
 
 # ---------------------------------------------------------------------------------------------- task pages
@@ -569,8 +589,6 @@ def classification_page(params: QueryDict, task: str) -> Page:
                     ),
                 )
             )
-            if len(figures) >= 4:
-                break
     headers = ["run_id", "model", "origin", *shown]
     rows = [[info.id, info.label, info.origin, *[cells[m].value for m in shown]] for info, cells in summary]
     context = {
@@ -589,7 +607,7 @@ def classification_page(params: QueryDict, task: str) -> Page:
         "published_t4": published_t4_rows(selection.runs),
     }
     context["hidden_for_run"] = context["hidden_for_choice"]
-    return Page(spec.title, context, {task: ExportTable(headers, rows)})
+    return Page(spec.title, context, {task: ExportTable(headers, rows, {metric: metric for metric in shown})})
 
 
 def published_t4_rows(runs: list[Run]) -> list[dict]:
@@ -768,10 +786,10 @@ def compare_page(params: QueryDict) -> Page:
             summary.append((info, cells))
         for index, (_, metric, _) in enumerate(axes):
             mark_best((cells[index] for _, cells in summary), higher_is_better=METRICS[metric].higher_is_better)
-        radar = plots.radar(
+        radar = plots.per_metric_bars(
             [label for _, _, label in axes],
             {info.label: [cell.value for cell in cells] for info, cells in summary},
-            title="Scores across tasks (%)",
+            title="Scores across tasks (%), each on its own axis",
         )
     headers = ["run_id", "model", *[f"{label} ({metric})" for _, metric, label in axes]]
     rows = [[info.id, info.label, *[cell.value for cell in cells]] for info, cells in summary]
@@ -788,17 +806,26 @@ def compare_page(params: QueryDict) -> Page:
         "bars": bars,
         "radar": radar,
     }
-    return Page("Compare models", context, {"compare": ExportTable(headers, rows)})
+    metrics = {f"{label} ({metric})": metric for _, metric, label in axes}
+    return Page("Compare models", context, {"compare": ExportTable(headers, rows, metrics)})
 
 
 # ---------------------------------------------------------------------------------------------- run page
 
 
 def reproduce_command(run: Run) -> str:
-    parts = ["python", "manage.py", "evaluate", "--model", run.model.name]
-    revision = run.resolved_commit or run.revision
-    if revision:
-        parts += ["--revision", revision]
+    """The command that re-runs this evaluation elsewhere: the Hub id at its pinned commit.
+
+    A local model folder is named by its folder name only (the server's path means nothing to a
+    reader); its files are identified by the fingerprint shown beside the command.
+    """
+    if run.model.is_local:
+        parts = ["python", "manage.py", "evaluate", "--model", f"./{PurePosixPath(run.model.name).name}"]
+    else:
+        parts = ["python", "manage.py", "evaluate", "--model", run.model.name]
+        revision = run.resolved_commit or run.revision
+        if revision:
+            parts += ["--revision", revision]
     parts += ["--dataset", run.dataset.slug]
     if run.tasks and run.origin != Run.Origin.PUBLISHED:
         parts += ["--tasks", ",".join(run.tasks)]

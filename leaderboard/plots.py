@@ -7,12 +7,54 @@ Values come in as fractions (0–1) and are shown as percentages.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
-PALETTE = ("#c2410c", "#0369a1", "#6d28d9", "#15803d", "#b45309", "#be185d", "#0f766e", "#4d7c0f")
+from evaluation.published import CATALOGUE
+
+# One colour per model, the same in every chart. Paul Tol's colour-blind-safe "muted" scheme (nine
+# colours) followed by three Okabe–Ito colours and a grey, all distinguishable with the common
+# colour-vision deficiencies. The paper's eight models have fixed slots (their catalogue order);
+# any other model gets one of the remaining slots from a hash of its name, so it keeps its colour
+# across pages and restarts (two such models can share a slot; the legend still names them).
+PALETTE = (
+    "#332288",  # indigo
+    "#88CCEE",  # cyan
+    "#44AA99",  # teal
+    "#117733",  # green
+    "#999933",  # olive
+    "#DDCC77",  # sand
+    "#CC6677",  # rose
+    "#882255",  # wine
+    "#AA4499",  # purple
+    "#0072B2",  # blue (Okabe–Ito)
+    "#E69F00",  # orange (Okabe–Ito)
+    "#D55E00",  # vermillion (Okabe–Ito)
+    "#777777",  # grey
+)
+PINNED = {
+    key.lower(): position
+    for position, entry in enumerate(CATALOGUE)
+    for key in (entry.name, entry.display_name, entry.name.rsplit("/", 1)[-1], *entry.aliases)
+}
+# Curves that are not models (before / after calibration) use two colours no model is pinned to.
+CURVE_COLOURS = ("#D55E00", "#0072B2", "#E69F00", "#777777")
+
+
+def model_colour(name: str) -> str:
+    """The colour of a model in every chart, from its Hub id or its label."""
+    position = PINNED.get(name.strip().lower())
+    if position is None:
+        spare = len(PALETTE) - len(CATALOGUE)
+        digest = int(hashlib.sha1(name.strip().lower().encode("utf-8")).hexdigest(), 16)
+        position = len(CATALOGUE) + digest % spare
+    return PALETTE[position]
+
+
 BASE_LAYOUT = {
     "margin": {"l": 60, "r": 20, "t": 40, "b": 60},
     "font": {"family": "Noto Sans, system-ui, sans-serif", "size": 12},
@@ -50,7 +92,7 @@ def language_bars(
 ) -> dict:
     """Grouped bars: one group per language, one bar per series, with CI whiskers when known."""
     figure = go.Figure()
-    for position, (name, points) in enumerate(series.items()):
+    for name, points in series.items():
         values = [point[0] for point in points]
         figure.add_trace(
             go.Bar(
@@ -58,15 +100,18 @@ def language_bars(
                 x=list(categories),
                 y=[_pct(v) for v in values],
                 error_y=_error(values, [p[1] for p in points], [p[2] for p in points]),
-                marker_color=PALETTE[position % len(PALETTE)],
+                marker_color=model_colour(name),
             )
         )
     figure.update_layout(
-        **BASE_LAYOUT,
-        title={"text": title},
+        # Room at the top for the title and, under it, the legend.
+        **{**BASE_LAYOUT, "margin": {**BASE_LAYOUT["margin"], "t": 80}},
+        title={"text": title, "y": 0.98, "yanchor": "top"},
         barmode="group",
         yaxis={"title": {"text": y_title}, "rangemode": "tozero"},
-        legend={"orientation": "h", "y": -0.2},
+        # The legend sits above the plot area, so that long language labels below never run into it.
+        legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
+        xaxis={"automargin": True},
     )
     return _as_dict(figure)
 
@@ -130,7 +175,7 @@ def reliability_diagram(curves: Mapping[str, Sequence[Mapping]], *, title: str) 
                 mode="lines+markers",
                 name=name,
                 marker={"size": [6 + 14 * (b["count"] / largest) ** 0.5 for b in used]},
-                line={"color": PALETTE[position % len(PALETTE)]},
+                line={"color": CURVE_COLOURS[position % len(CURVE_COLOURS)]},
                 customdata=[b["count"] for b in used],
                 hovertemplate="mean p %{x:.2f}, observed %{y:.2f}, n=%{customdata}<extra>" + name + "</extra>",
             )
@@ -145,26 +190,44 @@ def reliability_diagram(curves: Mapping[str, Sequence[Mapping]], *, title: str) 
     return _as_dict(figure)
 
 
-def radar(axes: Sequence[str], series: Mapping[str, Sequence[float | None]], *, title: str) -> dict:
-    """One closed polygon per model over the task axes (percentages)."""
-    figure = go.Figure()
-    for position, (name, values) in enumerate(series.items()):
-        r = [_pct(v) for v in values]
-        figure.add_trace(
-            go.Scatterpolar(
-                r=[*r, r[0]] if r else r,
-                theta=[*axes, axes[0]] if axes else [],
-                name=name,
-                fill="toself",
-                opacity=0.55,
-                line={"color": PALETTE[position % len(PALETTE)]},
+def per_metric_bars(axes: Sequence[str], series: Mapping[str, Sequence[float | None]], *, title: str) -> dict:
+    """One small bar chart per metric, each on its own axis, one bar per model in the model's colour.
+
+    A radar puts AUROC (~75) and Recall@1 (~20) on one scale; separate axes keep each comparison
+    readable. Values are fractions, shown as percentages. An axis no model has a value on is left out.
+    """
+    kept = [
+        index
+        for index in range(len(axes))
+        if any(index < len(values) and values[index] is not None for values in series.values())
+    ]
+    figure = make_subplots(
+        rows=1, cols=max(1, len(kept)), subplot_titles=[axes[index] for index in kept], horizontal_spacing=0.06
+    )
+    for column, index in enumerate(kept, start=1):
+        for name, values in series.items():
+            value = values[index]
+            figure.add_trace(
+                go.Bar(
+                    x=[name],
+                    y=[_pct(value)],
+                    name=name,
+                    marker_color=model_colour(name),
+                    showlegend=column == 1,
+                    legendgroup=name,
+                    hovertemplate=f"{name}: %{{y:.1f}}%<extra></extra>",
+                ),
+                row=1,
+                col=column,
             )
-        )
+        figure.update_xaxes(showticklabels=False, row=1, col=column)
+        figure.update_yaxes(rangemode="tozero", row=1, col=column)
     figure.update_layout(
-        **BASE_LAYOUT,
-        title={"text": title},
-        polar={"radialaxis": {"visible": True, "rangemode": "tozero"}},
-        legend={"orientation": "h", "y": -0.15},
+        # Room at the top for the title above the small charts' own titles.
+        **{**BASE_LAYOUT, "margin": {**BASE_LAYOUT["margin"], "t": 80}},
+        title={"text": title, "y": 0.98, "yanchor": "top"},
+        legend={"orientation": "h", "x": 0, "y": -0.08, "yanchor": "top"},
+        bargap=0.15,
     )
     return _as_dict(figure)
 
@@ -179,7 +242,7 @@ def interval_chart(
             x=[_pct(v) for v in values],
             y=list(labels),
             mode="markers",
-            marker={"size": 9, "color": PALETTE[0]},
+            marker={"size": 9, "color": [model_colour(label) for label in labels]},
             error_x=_error(values, [p[1] for p in points], [p[2] for p in points]),
             hovertemplate="%{y}: %{x:.1f}%<extra></extra>",
         )

@@ -12,29 +12,100 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Callable
+from urllib.parse import quote
 
 from django.conf import settings
 from django.contrib import messages
 from django.core.cache import cache
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
 from django.template.loader import render_to_string
-from django.utils.text import slugify
 
+from evaluation.engine.registry import METRICS
 from leaderboard.cache import generation_key
-from leaderboard.pages import Page
+from leaderboard.pages import FILTER_PARAMS, ExportTable, Page
 
 EXPORT_FORMATS = ("csv", "json")
+# The filter chips ask for the page's main content only (no header, footer, styles or scripts) with
+# this header, and swap it in place: a small fetch instead of a full reload.
+FRAGMENT_HEADER = "X-Page-Fragment"
 
 
 def canonical_query(request: HttpRequest) -> str:
     """The query string with parameters in a fixed order, so equivalent URLs share a cache entry."""
     items = sorted((key, value) for key in request.GET for value in request.GET.getlist(key))
-    return "&".join(f"{key}={value}" for key, value in items)
+    # Percent-encoded, so that free text (the model search) makes a valid key for every cache backend.
+    return "&".join(f"{quote(key, safe='')}={quote(value, safe='')}" for key, value in items)
 
 
-def _export(page: Page, fmt: str, table_name: str | None, filename: str) -> dict:
+def export_filename(page: Page, view: str, table: str, params) -> str:
+    """`nirdesha-<version>-<view>-<filters>.csv`: what a downloaded file holds, readable from its name.
+
+    The filters are the form's non-default values in a fixed order ("all" when there are none).
+    """
+    dataset = page.context.get("dataset") or getattr(page.context.get("run"), "dataset", None)
+    version = _slug(f"{dataset.name}-{dataset.version}") if dataset is not None else "no-version"
+    if not version.startswith("nirdesha"):
+        version = f"nirdesha-{version}"
+    parts = []
+    for name in FILTER_PARAMS:
+        values = [value for value in params.getlist(name) if value] if name != "dataset" else []
+        if values:
+            parts.append(f"{name}-{'-'.join(sorted(values))}")
+    filters = _slug("_".join(parts)) or "all"
+    view_part = view if table in ("", view) or view.endswith(table) else f"{view}-{table}"
+    return f"{version}-{_slug(view_part)}-{filters}.csv"
+
+
+LONG_VALUE_COLUMNS = ("value", "ci_low", "ci_high")
+
+
+def _shown(metric_name: str, value: object) -> object:
+    spec = METRICS.get(metric_name)
+    if spec is None or not isinstance(value, int | float) or isinstance(value, bool):
+        return None
+    # Unrounded: the page rounds for reading, a download keeps every digit.
+    return spec.display_value(value)
+
+
+def _unit(metric_name: str) -> str:
+    spec = METRICS.get(metric_name)
+    if spec is None:
+        return ""
+    return "%" if spec.unit == "%" else "documents" if spec.scale == "rank" else ""
+
+
+def with_page_units(table: ExportTable) -> tuple[list[str], list[list]]:
+    """The table with the stored values and, beside each score column, the same value in the units the
+    page shows (percentages for fractions), the unit named in the header: both, so nothing is lost.
+
+    A wide table names its score columns' metrics; a long table has a `metric` column.
+    """
+    headers = list(table.headers)
+    if "metric" in headers and all(column in headers for column in LONG_VALUE_COLUMNS[:1]):
+        where = headers.index("metric")
+        present = [column for column in LONG_VALUE_COLUMNS if column in headers]
+        positions = [headers.index(column) for column in present]
+        rows = [
+            [*row, *[_shown(row[where], row[index]) for index in positions], _unit(row[where])] for row in table.rows
+        ]
+        return [*headers, *[f"{column}_as_shown" for column in present], "unit_as_shown"], rows
+    if table.metrics:
+        wide = [(index, header) for index, header in enumerate(headers) if header in table.metrics]
+        extra = [f"{header} ({_unit(table.metrics[header]) or 'as shown'})" for _, header in wide]
+        rows = [[*row, *[_shown(table.metrics[header], row[index]) for index, header in wide]] for row in table.rows]
+        return [*headers, *extra], rows
+    return headers, table.rows
+
+
+def _slug(text: str) -> str:
+    """Lower case, letters, digits, dots and underscores kept (versions like 1.0 stay readable), the rest '-'."""
+    return re.sub(r"[^a-z0-9._]+", "-", text.lower()).strip("-")
+
+
+def _export(page: Page, fmt: str, table_name: str | None, filename: str, params=None) -> dict:
     if fmt == "json":
         body = {
             "title": page.title,
@@ -48,13 +119,14 @@ def _export(page: Page, fmt: str, table_name: str | None, filename: str) -> dict
     name = table_name if table_name in page.tables else next(iter(page.tables), None)
     buffer = io.StringIO()
     if name is not None:
+        headers, rows = with_page_units(page.tables[name])
         writer = csv.writer(buffer)
-        writer.writerow(page.tables[name].headers)
-        writer.writerows(["" if value is None else value for value in row] for row in page.tables[name].rows)
+        writer.writerow(headers)
+        writer.writerows(["" if value is None else value for value in row] for row in rows)
     return {
         "kind": "csv",
         "body": buffer.getvalue(),
-        "filename": f"{slugify(filename)}-{name or 'empty'}.csv",
+        "filename": export_filename(page, filename, name or "", params if params is not None else QueryDict()),
     }
 
 
@@ -67,10 +139,11 @@ def public_page(request: HttpRequest, name: str, template: str, build: Callable[
     fmt = request.GET.get("format", "")
     fmt = fmt if fmt in EXPORT_FORMATS else "html"
     query = canonical_query(request)
+    fragment = fmt == "html" and request.headers.get(FRAGMENT_HEADER) == "1"
     # Most visitors are anonymous: for them the complete page is cached, so that a hit costs two
     # cache reads and no template rendering at all.
     whole_page_key = None
-    if fmt == "html" and _is_anonymous_without_messages(request):
+    if fmt == "html" and not fragment and _is_anonymous_without_messages(request):
         whole_page_key = generation_key("whole-page", name, query)
         html = cache.get(whole_page_key)
         if html is not None:
@@ -82,7 +155,7 @@ def public_page(request: HttpRequest, name: str, template: str, build: Callable[
         if fmt == "html":
             payload = {"kind": "html", "title": page.title, "body": render_to_string(template, page.context)}
         else:
-            payload = _export(page, fmt, request.GET.get("table"), name)
+            payload = _export(page, fmt, request.GET.get("table"), name, request.GET)
         cache.set(key, payload, settings.PUBLIC_PAGE_CACHE_SECONDS)
     if payload["kind"] == "json":
         return HttpResponse(payload["body"], content_type="application/json; charset=utf-8")
@@ -90,7 +163,12 @@ def public_page(request: HttpRequest, name: str, template: str, build: Callable[
         response = HttpResponse(payload["body"], content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="{payload["filename"]}"'
         return response
+    if fragment:
+        response = HttpResponse(payload["body"])
+        response["Vary"] = FRAGMENT_HEADER
+        return response
     response = render(request, "leaderboard/shell.html", {"title": payload["title"], "body": payload["body"]})
+    response["Vary"] = FRAGMENT_HEADER
     if whole_page_key is not None:
         cache.set(whole_page_key, response.content.decode(), settings.PUBLIC_PAGE_CACHE_SECONDS)
     return response

@@ -9,6 +9,7 @@ from pathlib import Path
 from django.db import transaction
 from django.utils import timezone
 
+from evaluation.model_facts import paper_model_facts
 from evaluation.models import Dataset, EmbeddingModel, Language, Run, Score
 from evaluation.published import ModelResults, PublishedResultError, parse_directory
 from evaluation.signals import announce_results_changed
@@ -93,6 +94,8 @@ def _model_for(results: ModelResults) -> EmbeddingModel:
             changed.append(attribute)
     if changed:
         model.save(update_fields=changed)
+    # The facts columns (dimension, max tokens, memory, languages, …) from the data file of the paper's models.
+    model.fill_blanks(**paper_model_facts().get(entry.name, {}))
     return model
 
 

@@ -8,9 +8,12 @@ urlpatterns = [
     path("tasks/<str:task>/", views.task_detail, name="task"),
     path("crosslingual/", views.crosslingual, name="crosslingual"),
     path("compare/", views.compare, name="compare"),
+    path("diagnostics/", views.diagnostics, name="diagnostics"),
     path("results/<int:run_id>/", views.run_detail, name="run_detail"),
     path("results/<int:run_id>/files/<str:name>", views.run_artefact, name="run_artefact"),
     path("reproduce/", views.reproduce, name="reproduce"),
+    path("results/<int:run_id>/artefacts.zip", views.run_artefact_archive, name="run_artefact_archive"),
+    path("results/<int:run_id>/mteb.zip", views.run_mteb_export, name="run_mteb_export"),
     path("datasets/", views.dataset_list, name="dataset_list"),
     path("datasets/<int:dataset_id>/", views.dataset_detail, name="dataset_detail"),
 ]

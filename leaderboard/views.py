@@ -14,8 +14,9 @@ from django.views.decorators.http import require_GET
 
 from evaluation.engine.registry import TASKS
 from evaluation.models import Run
-from leaderboard import pages
+from leaderboard import downloads, pages
 from leaderboard.cache import generation_key
+from leaderboard.diagnostics import diagnostics_page
 from leaderboard.reproduce_page import reproduce_page
 from leaderboard.responses import public_page
 
@@ -98,3 +99,28 @@ def reproduce(request: HttpRequest) -> HttpResponse:
             cache.set(key, body, settings.PUBLIC_PAGE_CACHE_SECONDS)
         return JsonResponse(body, json_dumps_params={"ensure_ascii": False})
     return public_page(request, "reproduce", "leaderboard/reproduce.html", reproduce_page)
+
+
+@require_GET
+def run_mteb_export(request: HttpRequest, run_id: int) -> HttpResponse:
+    """The run's scores in MTEB's results format: one JSON per task and model_meta.json, zipped."""
+    run = get_object_or_404(Run.objects.select_related("model", "dataset"), pk=run_id, status=Run.Status.DONE)
+    response = HttpResponse(downloads.mteb_archive(run), content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="nirdesha-run{run.pk}-mteb-results.zip"'
+    return response
+
+
+@require_GET
+def run_artefact_archive(request: HttpRequest, run_id: int) -> HttpResponse:
+    """Every artefact of a run in one zip archive."""
+    run = get_object_or_404(Run, pk=run_id)
+    if not pages.artefacts(run):
+        raise Http404("This run has no artefacts")
+    response = HttpResponse(downloads.artefact_archive(run), content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="nirdesha-run{run.pk}-artefacts.zip"'
+    return response
+
+
+@require_GET
+def diagnostics(request: HttpRequest) -> HttpResponse:
+    return public_page(request, "diagnostics", "leaderboard/diagnostics.html", lambda: diagnostics_page(request.GET))

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import dj_database_url
-import plotly
 
 from config.settings.env import env_bool, env_int, env_list, env_str
 
@@ -68,6 +67,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "leaderboard.context_processors.last_updated",
             ],
         },
     },
@@ -107,8 +107,8 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "/static/"
-# plotly.js is served from the plotly package's own copy, so the page never depends on a CDN.
-STATICFILES_DIRS = [BASE_DIR / "static", ("plotly", Path(plotly.__file__).parent / "package_data")]
+# plotly.js is a committed partial bundle under static/vendor/plotly (no CDN); see its README.
+STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(env_str("STATIC_ROOT", str(VAR_DIR / "staticfiles")))
 MEDIA_URL = "/media/"
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(VAR_DIR / "media")))
@@ -120,6 +120,9 @@ STORAGES = {
 }
 # Embeddings are cached on local disk next to the worker; they are large and rebuilt on demand.
 EMBEDDING_CACHE_DIR = Path(env_str("EMBEDDING_CACHE_DIR", str(VAR_DIR / "embedding-cache")))
+# T4 pair sets depend only on a dataset version's texts and the seed: built once, stored here, and
+# read by every later run of any model on that version.
+PAIR_SET_DIR = Path(env_str("PAIR_SET_DIR", str(VAR_DIR / "pair-sets")))
 
 # The cache holds rendered public pages under a generation key (leaderboard.cache). The default is
 # a file cache so that the worker's bump after an evaluation reaches the web process too.
@@ -170,6 +173,7 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_TASK_ROUTES = {
     "evaluation.preflight_run": {"queue": "preflight"},
     "evaluation.evaluate_run": {"queue": "gpu"},
+    "evaluation.encode_run_language": {"queue": "gpu"},
     "evaluation.sweep_stalled_runs": {"queue": "default"},
 }
 # A run whose worker has not written a heartbeat for this long is presumed lost and re-queued.
@@ -184,6 +188,10 @@ RUN_MAX_ATTEMPTS = env_int("RUN_MAX_ATTEMPTS", 4)
 RUN_RETRY_BACKOFF_SECONDS = env_int("RUN_RETRY_BACKOFF_SECONDS", 30)
 RUN_PREFLIGHT_TIME_LIMIT = env_int("RUN_PREFLIGHT_TIME_LIMIT", 900)
 EVALUATION_BATCH_SIZE = env_int("EVALUATION_BATCH_SIZE", 32)
+# Split one run's encoding across the GPU workers: one task per language (a Celery chord) writes into
+# the shared embedding cache (EMBEDDING_CACHE_DIR must then be shared), and the run is scored once all
+# are cached. Worth it when several GPU workers are free; off by default.
+EVALUATION_SPLIT_ENCODING = env_bool("EVALUATION_SPLIT_ENCODING", False)
 # "cuda", "cpu" or empty for the engine's choice (the GPU when there is one).
 EVALUATION_DEVICE = env_str("EVALUATION_DEVICE", "") or None
 # The Hub that submissions are checked against (a mirror or a local test server may stand in).

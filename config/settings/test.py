@@ -20,6 +20,7 @@ EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 ACCOUNT_EMAIL_VERIFICATION = "none"
 MEDIA_ROOT = TEST_VAR_DIR / "media"
 EMBEDDING_CACHE_DIR = TEST_VAR_DIR / "embedding-cache"
+PAIR_SET_DIR = TEST_VAR_DIR / "pair-sets"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},

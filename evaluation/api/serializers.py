@@ -91,6 +91,9 @@ class SubmissionCreateSerializer(serializers.Serializer):
         help_text='ISO 639-3 codes of the languages the model supports (e.g. ["hin", "urd"]); empty: all. '
         "The leaderboard averages the model over these and marks its other cells.",
     )
+    trained_on_nirdesha = serializers.BooleanField(
+        required=False, default=False, help_text="The model was trained or tuned on Nirdesha data (shown as a marker)."
+    )
     dataset = serializers.PrimaryKeyRelatedField(
         queryset=Dataset.objects.evaluable(),
         required=False,

@@ -60,6 +60,41 @@ class EncodeStats:
     batch_halvings: int = 0
 
 
+class _ChunkWriter:
+    """Collects encoded batches into the run's matrix and stores them in cache chunks of ~chunk_size.
+
+    Batches arrive as the encoder finishes them; storing every chunk_size texts means a killed
+    worker loses at most one chunk (plus one batch) of work.
+    """
+
+    def __init__(self, cache: EmbeddingCache, keys: list[bytes], total: int, chunk_size: int) -> None:
+        self.cache, self.keys, self.total, self.chunk_size = cache, keys, total, chunk_size
+        self.vectors: np.ndarray | None = None
+        self.rows: list[np.ndarray] = []
+        self.parts: list[np.ndarray] = []
+        self.done = 0
+        self.on_flush: Callable[[int], None] | None = None
+
+    def add(self, rows: np.ndarray, encoded: np.ndarray) -> None:
+        if self.vectors is None:
+            self.vectors = np.empty((self.total, encoded.shape[1]), dtype=np.float32)
+        self.vectors[rows] = encoded
+        self.rows.append(rows)
+        self.parts.append(encoded)
+        if sum(len(part) for part in self.rows) >= self.chunk_size:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.rows:
+            return
+        chunk, encoded = np.concatenate(self.rows), np.concatenate(self.parts)
+        self.rows, self.parts = [], []
+        self.cache.put([self.keys[row] for row in chunk.tolist()], encoded)
+        self.done += len(chunk)
+        if self.on_flush is not None:
+            self.on_flush(self.done)
+
+
 class Backend(ABC):
     name: str
     kind: str  # "dense" | "lexical"
@@ -161,23 +196,32 @@ class DenseBackend(Backend):
         languages = list(missing_by_language)
         if progress:
             progress("ENCODING", 0.0, f"{stats.texts_from_cache} of {total} texts already cached")
-        done = 0
+        writer = _ChunkWriter(self.cache, keys, total, self.chunk_size)
         for number, language in enumerate(languages, start=1):
-            rows = missing_by_language[language]
-            # Similar lengths in a chunk keep padding (wasted compute) low.
-            rows.sort(key=lambda row: len(texts[row]))
-            for start in range(0, len(rows), self.chunk_size):
-                chunk = rows[start : start + self.chunk_size]
-                encoded = self.encoder.encode_prefixed([texts[row] for row in chunk])
-                self.cache.put([keys[row] for row in chunk], encoded)
-                if vectors is None:
-                    vectors = np.empty((total, encoded.shape[1]), dtype=np.float32)
-                vectors[chunk] = encoded
-                done += len(chunk)
+            # Similar lengths together keep padding (wasted compute) low; with the fixed batch plan
+            # the groups of chunk_size texts in this order are exactly the engine's earlier calls.
+            missing_by_language[language].sort(key=lambda row: len(texts[row]))
+            rows = np.asarray(missing_by_language[language], dtype=np.int64)
+
+            def report(done: int, number: int = number, language: str = language) -> None:
                 stats.texts_encoded = done
                 if progress:
                     detail = f"language {number} of {len(languages)} ({language}): {done} of {len(missing)} texts"
                     progress("ENCODING", done / len(missing), detail)
+
+            writer.on_flush = report
+            self.encoder.encode_prefixed(
+                [texts[row] for row in rows.tolist()],
+                on_batch=lambda positions, encoded, rows=rows: writer.add(rows[positions], encoded),
+                group_size=self.chunk_size,
+            )
+            writer.flush()
+        if writer.vectors is not None:
+            if vectors is None:
+                vectors = writer.vectors
+            else:
+                encoded_rows = np.flatnonzero(~cached)
+                vectors[encoded_rows] = writer.vectors[encoded_rows]
         self._matrix = vectors if vectors is not None else np.empty((0, 0), dtype=np.float32)
         stats.seconds = time.perf_counter() - started
         stats.batch_size = self.encoder.batch_size

@@ -20,6 +20,7 @@ import torch
 
 from evaluation.engine import hub
 from evaluation.engine.errors import EngineError, ModelLoadError, ModelNotFoundError, is_out_of_memory
+from evaluation.engine.pipeline import PipelineEncoder, automatic_token_budget, supports_pipeline
 
 logger = logging.getLogger(__name__)
 
@@ -139,8 +140,11 @@ def default_device() -> str:
 class SentenceTransformerEncoder:
     """A sentence-transformers model behind `encode(texts, role)`.
 
-    The batch size starts at `batch_size` (automatic: 128 on a GPU, 32 on a CPU) and is halved and the
-    batch retried whenever the device runs out of memory; the size that worked is kept for later calls.
+    Texts go through the tokenise-ahead pipeline (pipeline.py) whenever the model takes text through
+    padded tensors: batches hold at most `token_budget` tokens (automatic: fixed on a CPU, from free
+    memory on a GPU) and at most `batch_size` texts (automatic: 1024 on a GPU, 32 on a CPU). Both are
+    halved and the batch retried whenever the device runs out of memory; the sizes that worked are
+    kept for later calls. Other models are encoded by sentence-transformers' own `encode`.
     """
 
     model: object  # sentence_transformers.SentenceTransformer
@@ -150,10 +154,18 @@ class SentenceTransformerEncoder:
     device: str = "cpu"
     batch_size: int = 32
     halvings: int = 0
+    # Tokens per forward pass of the pipeline (pipeline.py); None = automatic for the device.
+    token_budget: int | None = None
+    _pipeline: PipelineEncoder | None = field(default=None, repr=False)
 
     @classmethod
     def load(
-        cls, resolved: ResolvedModel, *, device: str | None = None, batch_size: int | None = None
+        cls,
+        resolved: ResolvedModel,
+        *,
+        device: str | None = None,
+        batch_size: int | None = None,
+        token_budget: int | None = None,
     ) -> SentenceTransformerEncoder:
         from sentence_transformers import SentenceTransformer
 
@@ -178,7 +190,7 @@ class SentenceTransformerEncoder:
             # Half precision on GPUs: twice the throughput, and sentence embeddings are normalised
             # in float32 afterwards, so the rounding stays far below any metric's resolution.
             model.half()
-        automatic = 128 if device.startswith("cuda") else 32
+        automatic = 1024 if device.startswith("cuda") else 32
         return cls(
             model=model,
             name=resolved.name,
@@ -186,6 +198,7 @@ class SentenceTransformerEncoder:
             prompts=prompts_for(resolved.name),
             device=device,
             batch_size=batch_size or automatic,
+            token_budget=token_budget,
         )
 
     @property
@@ -206,8 +219,54 @@ class SentenceTransformerEncoder:
         """float32 (len(texts), dim) L2-normalised embeddings of texts with the role's prompt."""
         return self.encode_prefixed(self.prefixed(list(texts), role))
 
-    def encode_prefixed(self, texts: list[str]) -> np.ndarray:
-        """Embeddings of texts that already carry their prompt (what the cache keys are made of)."""
+    @property
+    def batch_plan(self) -> str:
+        """ "tokens" (token-budgeted batches) on accelerators or when a budget is set; else "fixed".
+
+        The fixed plan cuts batches exactly as sentence-transformers does, so CPU float32 embeddings
+        (and every figure computed from them) stay bit for bit those of the engine before the pipeline.
+        """
+        if self._pipeline is not None:
+            return self._pipeline.plan
+        return "tokens" if self.device.startswith("cuda") or self.token_budget else "fixed"
+
+    def pipeline(self) -> PipelineEncoder | None:
+        """The tokenise-ahead pipeline for this model, or None when only `encode` can take its input."""
+        if self._pipeline is None and supports_pipeline(self.model):
+            budget = self.token_budget or automatic_token_budget(self.model, self.device)
+            self._pipeline = PipelineEncoder(self.model, self.device, budget, self.batch_size, plan=self.batch_plan)
+        return self._pipeline
+
+    def encode_prefixed(
+        self,
+        texts: list[str],
+        on_batch: Callable[[np.ndarray, np.ndarray], None] | None = None,
+        *,
+        group_size: int | None = None,
+    ) -> np.ndarray:
+        """Embeddings of texts that already carry their prompt (what the cache keys are made of).
+
+        on_batch(rows, vectors) receives each batch's normalised vectors as soon as they are computed
+        (rows index `texts`), so a caller can store them before the whole list is done. With the fixed
+        batch plan, texts are encoded in consecutive groups of `group_size` (default: all at once), as
+        if each group were one call of sentence-transformers' encode.
+        """
+        pipeline = self.pipeline()
+        if pipeline is not None:
+            pipeline.group_size = group_size or max(1, len(texts))
+            try:
+                vectors = pipeline.encode(
+                    list(texts), None if on_batch is None else lambda rows, raw: on_batch(rows, l2_normalise(raw))
+                )
+            finally:
+                self.batch_size, self.halvings = pipeline.max_rows, pipeline.halvings
+            return l2_normalise(vectors)
+        vectors = self._encode_with_sentence_transformers(texts)
+        if on_batch is not None:
+            on_batch(np.arange(len(texts)), vectors)
+        return vectors
+
+    def _encode_with_sentence_transformers(self, texts: list[str]) -> np.ndarray:
         while True:
             try:
                 with torch.inference_mode():

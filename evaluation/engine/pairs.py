@@ -18,17 +18,30 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-from dataclasses import dataclass
+import logging
+import os
+import time
+import uuid
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, fields
+from pathlib import Path
 
 import numpy as np
-import torch
 
 from evaluation.engine.lexical import BM25Index
+from evaluation.engine.retrieval import SparseScorer
+
+logger = logging.getLogger(__name__)
 
 SPLITS = ("train", "dev", "test")
 SPLIT_FRACTIONS = (0.6, 0.2, 0.2)
 KINDS = ("positive", "hard", "random")
 MIN_ITEMS_PER_SPLIT = 3
+# Queries per block of hard-negative mining: one block holds block × split-size float32 scores.
+HARD_NEGATIVE_BLOCK = 1024
+# Bumped whenever the construction changes, so stored pair sets of an older construction are never read.
+PAIR_SET_FORMAT = 1
 
 
 @dataclass(frozen=True)
@@ -77,22 +90,37 @@ def split_items(item_ids: np.ndarray, seed: int, content_hash: str) -> np.ndarra
     return splits
 
 
-def hard_negatives(instructions: list[str], splits: np.ndarray) -> np.ndarray:
-    """For each item, the row of the other item of its split whose instruction BM25 ranks highest."""
+def _hard_negative_block(scorer: SparseScorer, members: np.ndarray, start: int, stop: int) -> np.ndarray:
+    """Rows of the best other member for members[start:stop] (a sparse product, then an argmax)."""
+    scores = (scorer.queries[start:stop] @ scorer.terms_by_doc).toarray()
+    scores[np.arange(stop - start), np.arange(start, stop)] = -np.inf
+    # argmax returns the first maximum, so ties (e.g. no shared token at all) resolve to the lowest
+    # row: deterministic, like everything else in the pair set.
+    return members[scores.argmax(axis=1)]
+
+
+def hard_negatives(instructions: list[str], splits: np.ndarray, *, workers: int | None = None) -> np.ndarray:
+    """For each item, the row of the other item of its split whose instruction BM25 ranks highest.
+
+    The blocks of queries are independent, and scipy's sparse products and numpy's argmax release the
+    GIL, so they run on a thread pool over every core (`workers`, default: all of them).
+    """
     result = np.empty(len(instructions), dtype=np.int64)
-    for split in range(len(SPLITS)):
-        members = np.flatnonzero(splits == split)
-        texts = [instructions[row] for row in members]
-        scorer = BM25Index(texts).scorer(texts)
-        block = 1024
-        for start in range(0, len(members), block):
-            stop = min(len(members), start + block)
-            scores = scorer.block(start, stop)
-            own = torch.arange(start, stop)
-            scores[torch.arange(stop - start), own] = float("-inf")
-            # argmax returns the first maximum, so ties (e.g. no shared token at all) resolve to the
-            # lowest row: deterministic, like everything else in the pair set.
-            result[members[start:stop]] = members[scores.argmax(dim=1).numpy()]
+    workers = workers or os.cpu_count() or 1
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for split in range(len(SPLITS)):
+            members = np.flatnonzero(splits == split)
+            texts = [instructions[row] for row in members]
+            scorer = BM25Index(texts).scorer(texts)
+            starts = range(0, len(members), HARD_NEGATIVE_BLOCK)
+            blocks = [
+                pool.submit(
+                    _hard_negative_block, scorer, members, start, min(len(members), start + HARD_NEGATIVE_BLOCK)
+                )
+                for start in starts
+            ]
+            for start, block in zip(starts, blocks, strict=True):
+                result[members[start : start + HARD_NEGATIVE_BLOCK]] = block.result()
     return result
 
 
@@ -114,10 +142,10 @@ def random_negatives(splits: np.ndarray, hard: np.ndarray, seed: int, content_ha
     return result
 
 
-def build_pair_set(
+def construct_pair_set(
     language: str, item_ids: np.ndarray, instructions: list[str], *, seed: int, content_hash: str
 ) -> PairSet:
-    """The pair set of one language (item_ids and instructions in the same row order)."""
+    """Build the pair set of one language (item_ids and instructions in the same row order)."""
     splits = split_items(item_ids, seed, content_hash)
     hard = hard_negatives(instructions, splits)
     random = random_negatives(splits, hard, seed, content_hash, language)
@@ -132,3 +160,133 @@ def build_pair_set(
         kinds=np.repeat(np.arange(3), len(rows)),
         splits=np.concatenate([splits, splits, splits]),
     )
+
+
+# Stored pair sets ---------------------------------------------------------------------------------
+#
+# A pair set depends only on the dataset's texts and the seed, so it is built once per dataset version
+# and stored; every later run, of any model, reads it. The key covers everything the construction
+# reads (format, seed, content hash, language, item ids and instruction texts), so a store can never
+# hand out a pair set of other data.
+
+
+def pair_set_key(language: str, item_ids: np.ndarray, instructions: list[str], *, seed: int, content_hash: str) -> str:
+    digest = hashlib.sha256(f"{PAIR_SET_FORMAT}\0{seed}\0{content_hash}\0{language}\0".encode())
+    digest.update(np.ascontiguousarray(item_ids, dtype=np.int64).tobytes())
+    for text in instructions:
+        digest.update(text.encode("utf-8") + b"\0")
+    return digest.hexdigest()
+
+
+@dataclass
+class PairSetStats:
+    """What the store did in this process: pair sets built (and the seconds spent) and read."""
+
+    built: int = 0
+    loaded: int = 0
+    build_seconds: float = 0.0
+
+
+class PairSetStore:
+    """Pair sets on disk, one `.npz` per key under `<root>/<content hash>/`, written atomically."""
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+        self.stats = PairSetStats()
+
+    def path(self, key: str, content_hash: str) -> Path:
+        folder = "".join(character for character in content_hash if character.isalnum())[:64] or "unhashed"
+        return self.root / folder / f"{key}.npz"
+
+    def get(
+        self, language: str, item_ids: np.ndarray, instructions: list[str], *, seed: int, content_hash: str
+    ) -> PairSet:
+        """The stored pair set of these texts, built and stored first when there is none."""
+        key = pair_set_key(language, item_ids, instructions, seed=seed, content_hash=content_hash)
+        path = self.path(key, content_hash)
+        if path.is_file():
+            try:
+                with np.load(path) as stored:
+                    pairs = PairSet(
+                        language=language, **{f.name: stored[f.name] for f in fields(PairSet) if f.name != "language"}
+                    )
+                self.stats.loaded += 1
+                return pairs
+            except (OSError, KeyError, ValueError) as error:
+                # A damaged file is rebuilt rather than trusted.
+                logger.warning("Rebuilding the unreadable stored pair set %s: %s", path, error)
+        started = time.perf_counter()
+        pairs = construct_pair_set(language, item_ids, instructions, seed=seed, content_hash=content_hash)
+        self.stats.build_seconds += time.perf_counter() - started
+        self.stats.built += 1
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+        with open(temporary, "wb") as handle:
+            np.savez(handle, **{f.name: getattr(pairs, f.name) for f in fields(PairSet) if f.name != "language"})
+        os.replace(temporary, path)
+        return pairs
+
+    def array(self, kind: str, key: str, content_hash: str, build: Callable[[], np.ndarray]) -> np.ndarray:
+        """Another per-dataset artefact (e.g. T5's hard-negative pools): read when stored, else built and stored."""
+        path = self.path(f"{kind}-{key}", content_hash).with_suffix(".npy")
+        if path.is_file():
+            try:
+                array = np.load(path)
+                self.stats.loaded += 1
+                return array
+            except (OSError, ValueError) as error:
+                logger.warning("Rebuilding the unreadable stored %s %s: %s", kind, path, error)
+        started = time.perf_counter()
+        array = build()
+        self.stats.build_seconds += time.perf_counter() - started
+        self.stats.built += 1
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+        with open(temporary, "wb") as handle:
+            np.save(handle, array)
+        os.replace(temporary, path)
+        return array
+
+
+def texts_key(kind: str, texts: list[str], *parts: object) -> str:
+    """A digest of everything a per-dataset artefact is built from: its kind, parameters and texts."""
+    digest = hashlib.sha256("\0".join([kind, str(PAIR_SET_FORMAT), *map(str, parts)]).encode() + b"\0")
+    for text in texts:
+        digest.update(text.encode("utf-8") + b"\0")
+    return digest.hexdigest()
+
+
+def stored_array(kind: str, key: str, content_hash: str, build: Callable[[], np.ndarray]) -> np.ndarray:
+    """`build()`, read from the store when one is in use and it holds the artefact (see `use_store`)."""
+    if _store is None:
+        return build()
+    return _store.array(kind, key, content_hash, build)
+
+
+_store: PairSetStore | None = None
+
+
+def use_store(root: Path | str | None) -> PairSetStore | None:
+    """Make `build_pair_set` read and write pair sets under `root` (None: build every time)."""
+    global _store
+    if root is None:
+        _store = None
+    elif _store is None or _store.root != Path(root):
+        _store = PairSetStore(root)
+    return _store
+
+
+def current_store() -> PairSetStore | None:
+    return _store
+
+
+def build_pair_set(
+    language: str, item_ids: np.ndarray, instructions: list[str], *, seed: int, content_hash: str
+) -> PairSet:
+    """The pair set of one language (item_ids and instructions in the same row order).
+
+    Read from the pair-set store when one is in use (`use_store`), else built.
+    """
+    if _store is not None:
+        return _store.get(language, item_ids, instructions, seed=seed, content_hash=content_hash)
+    return construct_pair_set(language, item_ids, instructions, seed=seed, content_hash=content_hash)

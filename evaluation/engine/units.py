@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -24,7 +26,7 @@ from evaluation.engine.classification import evaluate_pair_set
 from evaluation.engine.diagnostics import multi_reference_per_query
 from evaluation.engine.lexical import BM25Index
 from evaluation.engine.metrics import per_query_retrieval
-from evaluation.engine.pairs import SPLITS, build_pair_set
+from evaluation.engine.pairs import SPLITS, build_pair_set, stored_array, texts_key
 from evaluation.engine.registry import TaskSpec
 from evaluation.engine.retrieval import BlockScorer, rank_golds
 
@@ -299,7 +301,8 @@ def mine_hard_negatives(instructions: list[str], *, k: int, seed: int, content_h
     tie_rank = np.random.default_rng(int.from_bytes(material[:16], "big")).permutation(n)
     k = min(k, n - 1)
     result = np.empty((n, k), dtype=np.int64)
-    for start in range(0, n, MINING_BLOCK):
+
+    def mine(start: int) -> None:
         stop = min(n, start + MINING_BLOCK)
         scores = (queries[start:stop] @ doc_term).toarray()
         scores[np.arange(stop - start), np.arange(start, stop)] = -np.inf
@@ -310,6 +313,10 @@ def mine_hard_negatives(instructions: list[str], *, k: int, seed: int, content_h
             candidates = np.flatnonzero(values >= threshold)
             order = np.lexsort((tie_rank[candidates], -values[candidates]))
             result[start + row] = candidates[order[:k]]
+
+    # Blocks are independent and scipy's products and numpy's partition release the GIL: all cores.
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        list(pool.map(mine, range(0, n, MINING_BLOCK)))
     return result
 
 
@@ -344,8 +351,15 @@ class HardNegativeRetrieval(UnitMethod):
         detail = f"task {spec.id}: {source} ({context.step + 1} of {context.total_steps})"
         context.advance(detail, 0.0)
         documents = language.instructions if spec.document_field == "instruction" else language.personas
-        negatives = mine_hard_negatives(
-            list(documents), k=HARD_NEGATIVES, seed=context.seed, content_hash=corpus.content_hash, language=source
+        # The pools depend on the dataset version and the seed only: mined once, stored, read by every run.
+        key = texts_key("t5-pools", list(documents), HARD_NEGATIVES, context.seed, corpus.content_hash, source)
+        negatives = stored_array(
+            "t5-pools",
+            key,
+            corpus.content_hash,
+            lambda: mine_hard_negatives(
+                list(documents), k=HARD_NEGATIVES, seed=context.seed, content_hash=corpus.content_hash, language=source
+            ),
         )
         n = len(language.item_ids)
         pools = np.concatenate([np.arange(n)[:, None], negatives], axis=1)

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('evaluation', '0006_run_results_schema_1'),
+        ('evaluation', '0009_dataset_pair_set_digests'),
     ]
 
     operations = [

@@ -6,10 +6,10 @@ import json
 
 from django import template
 from django.http import QueryDict
-from django.utils.html import escape
+from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
 
-from evaluation.engine.registry import TASKS, TaskSpec
+from evaluation.engine.registry import METRICS, TASKS, TaskSpec
 from evaluation.languages import BY_CODE
 from leaderboard.tables import Cell, percent
 
@@ -70,6 +70,13 @@ def language_name(code: str) -> str:
 
 
 @register.simple_tag
+def language_title(code: str) -> str:
+    """The English name and the name in the language's own script, for tooltips: 'Hindi · हिन्दी'."""
+    info = BY_CODE.get(code)
+    return info.name_with_native if info else code
+
+
+@register.simple_tag
 def query_with(query: str, **changes: object) -> str:
     """`query` (an urlencoded string) with some parameters replaced, for links that keep the filters."""
     params = QueryDict(query, mutable=True)
@@ -118,3 +125,58 @@ def pretty_json(value: object) -> str:
 @register.filter
 def is_structured(value: object) -> bool:
     return isinstance(value, dict | list)
+
+
+@register.simple_tag
+def sort_arrow(current: str, key: str) -> str:
+    """▲ or ▼ beside the header the table is sorted by (▼: largest first), nothing elsewhere."""
+    current = current or "rank"
+    if current.lstrip("-") != key:
+        return ""
+    arrow, words = ("▼", "sorted, largest first") if current.startswith("-") else ("▲", "sorted, smallest first")
+    return mark_safe(f'<span class="sort-arrow" aria-label="{words}">{arrow}</span>')
+
+
+@register.filter
+def gigabytes(size: int | None) -> str:
+    """Bytes as GB (fp16 weights), two significant digits below 1 GB: 1120000000 -> '1.1', 45400000 -> '0.045'."""
+    if not size:
+        return ""
+    gb = size / 1e9
+    return f"{gb:.1f}" if gb >= 1 else f"{gb:.2g}"
+
+
+# Tokenizer-coverage figures are not benchmark metrics (they describe the tokenizer), so they have
+# their own small label table here.
+COVERAGE_LABELS = {
+    "tokens_per_word": ("Tokens / word", "tokens per whitespace-separated word"),
+    "unk_rate": ("Unknown tokens", "share of tokens that are the unknown token"),
+    "texts": ("Texts", "texts measured"),
+    "words": ("Words", "words measured"),
+    "tokens": ("Tokens", "tokens produced"),
+}
+
+
+@register.simple_tag
+def metric_header(name: str) -> str:
+    """A table header for a metric: the registry's short label, its full label and meaning in the tooltip."""
+    spec = METRICS.get(name)
+    if spec is not None:
+        title = f"{spec.label}: {spec.description}" if spec.description else spec.label
+        unit = " (in %)" if spec.unit == "%" else " (a mean rank, in documents)" if spec.scale == "rank" else ""
+        return format_html('<abbr title="{}">{}</abbr>', title + unit, spec.short_label)
+    label, meaning = COVERAGE_LABELS.get(name, (name, name))
+    return format_html('<abbr title="{}">{}</abbr>', meaning, label)
+
+
+@register.filter
+def folder_name(path: str) -> str:
+    """The last part of a folder path: what a reader needs, without the server's directories."""
+    return str(path).rstrip("/").rsplit("/", 1)[-1]
+
+
+@register.filter
+def version_label(dataset) -> str:
+    """A benchmark version as the version menu names it: 'nirdesha 1.0 · pool 50,000 per language'."""
+    pool = dataset.pool_size
+    return f"{dataset} · pool {pool:,} per language" if pool else str(dataset)

@@ -5,6 +5,11 @@
   const form = document.getElementById("rating-form");
   const skipForm = document.getElementById("skip-form");
   const hint = document.getElementById("keyboard-hint");
+  const guidelines = document.getElementById("guidelines");
+  // The guidelines start collapsed (phones); where there is room they are shown at once.
+  if (guidelines && window.matchMedia("(min-width: 760px)").matches) {
+    guidelines.open = true;
+  }
   if (!form) {
     return;
   }

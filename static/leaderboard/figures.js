@@ -23,21 +23,41 @@
     var layout = figure.layout || {};
     // A figure that sets its own height (one row per model) gets a box of that height.
     if (layout.height) { element.style.minHeight = layout.height + "px"; }
-    // Narrow screens get a smaller margin and font so that the plot area stays readable on a phone.
+    var config = { responsive: true, displaylogo: false };
+    // Narrow screens (phones): smaller margins and fonts, the title wrapped to the width, and the
+    // legend in its own band under the plot (one line per entry), so that it never covers the
+    // axis labels or the bars; the tool bar, which would cover the title, is left out.
     if (element.clientWidth && element.clientWidth < 500) {
-      layout.margin = Object.assign({}, layout.margin, { l: 40, r: 10 });
+      var entries = figure.data.filter(function (trace) { return trace.showlegend !== false && trace.name; }).length;
+      var legendBand = entries > 1 ? 20 * entries + 10 : 0;
+      var plotHeight = layout.height || 320;
+      layout.margin = Object.assign({}, layout.margin, { l: 40, r: 10, t: 50, b: 50 + legendBand });
       layout.font = Object.assign({}, layout.font, { size: 10 });
       layout.yaxis = Object.assign({}, layout.yaxis, { automargin: true });
       layout.xaxis = Object.assign({}, layout.xaxis, { automargin: true });
-      if (layout.title && layout.title.text) {
-        layout.title = Object.assign({}, layout.title, { font: { size: 12 } });
+      if (legendBand) {
+        layout.legend = { orientation: "v", x: 0, xanchor: "left", y: 0, yanchor: "bottom", yref: "container", font: { size: 10 } };
+        layout.height = plotHeight + legendBand;
+        element.style.minHeight = layout.height + "px";
       }
+      if (layout.title && layout.title.text) {
+        var words = String(layout.title.text).split(" ");
+        var lines = [""];
+        words.forEach(function (word) {
+          var line = lines[lines.length - 1];
+          if (line && (line + " " + word).length > 42) { lines.push(word); } else { lines[lines.length - 1] = line ? line + " " + word : word; }
+        });
+        layout.title = Object.assign({}, layout.title, { text: lines.join("<br>"), font: { size: 12 }, x: 0, xanchor: "left" });
+      }
+      config.displayModeBar = false;
     }
-    Plotly.newPlot(element, figure.data, layout, { responsive: true, displaylogo: false })
+    Plotly.newPlot(element, figure.data, layout, config)
       .then(function () { element.dataset.drawn = "true"; })
       .catch(function (error) { fail(element, error && error.message ? error.message : String(error)); });
   }
   function drawAll() { document.querySelectorAll("[data-figure]").forEach(draw); }
+  // filters.js swaps the page body in place and asks for the new figures to be drawn.
+  window.NirdeshaFigures = { drawAll: drawAll };
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", drawAll);
   } else {

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.data import PUBLISHED_RESULTS_DIR, require_shared_data
+from tests.factories import make_dataset, make_run
 
 
 @pytest.fixture
@@ -101,4 +102,28 @@ def published(db, published_rows, published_dir):
                 f"INSERT INTO {table} ({columns}) VALUES ({placeholders})",
                 [(run_ids[score[0]], *score[1:]) for score in published_rows.scores],
             )
+    return dataset
+
+
+@pytest.fixture
+def validation_with_bins():
+    """A small second benchmark version with re-runs that carry reliability bins and coverage."""
+    from evaluation.models import Item, Language
+
+    dataset = make_dataset()
+    coverage = {"Deva": {"tokens_per_word": 2.1, "unk_rate": 0.0}, "Arab": {"tokens_per_word": 4.4, "unk_rate": 0.04}}
+    make_run(
+        dataset, "org/alpha", display_name="Alpha", level=0.3, with_bins=True, details={"tokenizer_coverage": coverage}
+    )
+    make_run(dataset, "org/beta", display_name="Beta", level=0.22, with_bins=True)
+    make_run(dataset, "bm25", display_name="BM25", level=0.1, kind="lexical", languages=("hin", "mar", "ben", "tam"))
+    texts = {
+        "hin": "ऑनलाइन आयकर रिटर्न कैसे भरें?",
+        "urd": "آن لائن انکم ٹیکس ریٹرن کیسے جمع کریں؟",
+        "eng": "How to file taxes?",
+    }
+    for code, text in texts.items():
+        Item.objects.create(
+            dataset=dataset, item_id=1, language=Language.objects.get(code=code), persona="p", instruction=text
+        )
     return dataset

@@ -46,11 +46,38 @@ def test_it_draws_reliability_curves_without_empty_bins():
     assert before["x"] == [0.3] and before["y"] == [0.2] and after["customdata"] == [10]
 
 
-def test_it_closes_the_radar_polygon():
-    figure = roundtrip(plots.radar(["T1", "T2", "T3"], {"A": [0.1, 0.2, 0.3]}, title="t"))
-    trace = figure["data"][0]
-    assert trace["type"] == "scatterpolar"
-    assert trace["r"] == [10.0, 20.0, 30.0, 10.0] and trace["theta"] == ["T1", "T2", "T3", "T1"]
+def test_it_gives_every_metric_its_own_axis():
+    figure = roundtrip(plots.per_metric_bars(["T1", "T4 AUROC"], {"A": [0.2, 0.75], "B": [0.1, None]}, title="t"))
+    traces = figure["data"]
+    assert [(t["name"], t["xaxis"], t["yaxis"], t["y"]) for t in traces] == [
+        ("A", "x", "y", [20.0]),
+        ("B", "x", "y", [10.0]),
+        ("A", "x2", "y2", [75.0]),
+        ("B", "x2", "y2", [None]),
+    ]
+    # One legend entry per model, in the model's own colour on every axis.
+    assert [t["showlegend"] for t in traces] == [True, True, False, False]
+    assert traces[0]["marker"]["color"] == traces[2]["marker"]["color"] == plots.model_colour("A")
+    # An axis without any value is not drawn.
+    empty = roundtrip(plots.per_metric_bars(["T1", "T5"], {"A": [0.2, None]}, title="t"))
+    assert [note["text"] for note in empty["layout"]["annotations"]] == ["T1"] and len(empty["data"]) == 1
+
+
+def test_it_keeps_one_colour_per_model_whatever_the_rank():
+    first = roundtrip(
+        plots.language_bars(["Hindi"], {"LaBSE": [(0.3, None, None)], "BGE-M3": [(0.2, None, None)]}, title="t")
+    )
+    second = roundtrip(
+        plots.language_bars(["Hindi"], {"BGE-M3": [(0.4, None, None)], "LaBSE": [(0.1, None, None)]}, title="t")
+    )
+    colours = {t["name"]: t["marker"]["color"] for t in first["data"]}
+    assert colours == {t["name"]: t["marker"]["color"] for t in second["data"]}
+    assert colours["LaBSE"] != colours["BGE-M3"]
+    # The paper's eight models have eight different colours, whether named by label or Hub id.
+    from evaluation.published import CATALOGUE
+
+    assert len({plots.model_colour(entry.display_name) for entry in CATALOGUE}) == 8
+    assert plots.model_colour("sentence-transformers/LaBSE") == plots.model_colour("LaBSE")
 
 
 def test_it_charts_intervals_best_first():

@@ -13,7 +13,7 @@ PAGE = """<!doctype html><html><body>
 <div class="plot" data-figure="good"></div>
 <script id="broken" type="application/json">{"data": [{"type": "bar", "x": ["a"</script>
 <div class="plot" data-figure="broken"></div>
-<script src="%(static)splotly/plotly.min.js"></script>
+<script src="%(static)svendor/plotly/plotly-cartesian.min.js"></script>
 <script src="%(static)sleaderboard/figures.js"></script>
 </body></html>"""
 

@@ -1,4 +1,4 @@
-"""The compare page: 2 to 4 models side by side, grouped bars per language and a radar over tasks."""
+"""The compare page: 2 to 4 models side by side, grouped bars per language and one axis per task."""
 
 from __future__ import annotations
 
@@ -33,8 +33,14 @@ def test_it_puts_three_models_side_by_side(client, published):
     bars = figure(page, "figure-bars")["data"]
     assert [trace["name"] for trace in bars] == ["BGE-M3", "E5-Large-Instruct", "LaBSE"]
     assert len(bars[0]["x"]) == 12
-    radar = figure(page, "figure-radar")["data"]
-    assert len(radar) == 3 and radar[0]["theta"][:5] == ["T1", "T2", "T3", "T3x", "T4 AUROC"]
+    per_metric = figure(page, "figure-axes")
+    titles = [note["text"] for note in per_metric["layout"]["annotations"]]
+    # One axis per task of the registry with results (T5 has no published results: no empty axis).
+    assert titles == ["T1", "T2", "T3", "T3x", "T4 AUROC"]
+    # Five axes of three bars; each model keeps the colour it has in the per-language bars.
+    assert len(per_metric["data"]) == 15
+    colours = {trace["name"]: trace["marker"]["color"] for trace in bars}
+    assert all(trace["marker"]["color"] == colours[trace["name"]] for trace in per_metric["data"])
 
 
 def test_it_asks_for_two_to_four_models(client, published):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import zipfile
 
 import numpy as np
 import pytest
@@ -41,6 +42,12 @@ def test_it_serves_listed_rank_files_only(client):
     assert f"run{run.pk}-ranks-t1-hin" in response["Content-Disposition"]
     downloaded = np.load(io.BytesIO(b"".join(response.streaming_content)))
     assert downloaded["ranks"].tolist() == ranks.tolist()
+    # All of them at once: one zip, each file under its listed name.
+    archive = client.get(reverse("leaderboard:run_artefact_archive", args=[run.pk]))
+    assert archive.status_code == 200 and archive["Content-Type"] == "application/zip"
+    bundle = zipfile.ZipFile(io.BytesIO(archive.content))
+    assert sorted(bundle.namelist()) == [f"run{run.pk}/ranks-t1-hin.npz", f"run{run.pk}/ranks-t2-hin-tam.npz"]
+    assert np.load(io.BytesIO(bundle.read(f"run{run.pk}/ranks-t1-hin.npz")))["ranks"].tolist() == ranks.tolist()
     default_storage.delete(pair_path)
 
     # Only names the run lists resolve; a path is never taken from the URL.

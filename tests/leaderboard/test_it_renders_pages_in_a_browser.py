@@ -6,34 +6,11 @@ import csv
 
 import pytest
 
-from evaluation.models import Item, Language, Run
+from evaluation.models import Run
 from tests.browser import save_screenshot
-from tests.factories import make_dataset, make_run
 from tests.leaderboard.figures import assert_figures_drawn
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def validation_with_bins():
-    """A small second benchmark version with re-runs that carry reliability bins and coverage."""
-    dataset = make_dataset()
-    coverage = {"Deva": {"tokens_per_word": 2.1, "unk_rate": 0.0}, "Arab": {"tokens_per_word": 4.4, "unk_rate": 0.04}}
-    make_run(
-        dataset, "org/alpha", display_name="Alpha", level=0.3, with_bins=True, details={"tokenizer_coverage": coverage}
-    )
-    make_run(dataset, "org/beta", display_name="Beta", level=0.22, with_bins=True)
-    make_run(dataset, "bm25", display_name="BM25", level=0.1, kind="lexical", languages=("hin", "mar", "ben", "tam"))
-    texts = {
-        "hin": "ऑनलाइन आयकर रिटर्न कैसे भरें?",
-        "urd": "آن لائن انکم ٹیکس ریٹرن کیسے جمع کریں؟",
-        "eng": "How to file taxes?",
-    }
-    for code, text in texts.items():
-        Item.objects.create(
-            dataset=dataset, item_id=1, language=Language.objects.get(code=code), persona="p", instruction=text
-        )
-    return dataset
 
 
 def visit(page, live_server, path: str, name: str, **expected) -> dict:
@@ -54,7 +31,8 @@ def test_it_opens_every_page_and_draws_the_figures(page, live_server, published,
     visit(page, live_server, "/tasks/t4/", "leaderboard-t4-published")
     assert page.get_by_text("No run on this benchmark version has reliability bins").is_visible()
     traces = visit(page, live_server, f"/tasks/t4/?dataset={validation_with_bins.pk}", "leaderboard-t4-reliability")
-    assert len(traces) == 4 and set(traces.values()) == {3}  # diagonal, before and after, per language
+    # One diagram per language the run has bins for (all five), each with diagonal, before and after.
+    assert len(traces) == 5 and set(traces.values()) == {3}
 
     bge = Run.objects.get(model__name="BAAI/bge-m3")
     traces = visit(page, live_server, f"/crosslingual/?run={bge.pk}", "leaderboard-crosslingual")
@@ -63,7 +41,7 @@ def test_it_opens_every_page_and_draws_the_figures(page, live_server, published,
     assert cells == 12
 
     ids = "&".join(f"runs={run.pk}" for run in Run.objects.filter(dataset__name="nirdesha").order_by("pk")[:3])
-    visit(page, live_server, f"/compare/?{ids}", "leaderboard-compare", **{"figure-bars": 3, "figure-radar": 3})
+    visit(page, live_server, f"/compare/?{ids}", "leaderboard-compare", **{"figure-bars": 3, "figure-axes": 15})
 
     alpha = Run.objects.get(model__name="org/alpha")
     visit(page, live_server, f"/results/{alpha.pk}/", "leaderboard-run", **{"figure-run-bars": 2})
@@ -76,27 +54,63 @@ def test_it_opens_every_page_and_draws_the_figures(page, live_server, published,
     assert "Nastaliq" in urdu.evaluate("e => getComputedStyle(e).fontFamily")
 
 
-def test_it_applies_a_language_filter_from_the_form(page, live_server, published):
+def test_it_reaverages_at_once_when_a_language_chip_is_clicked(page, live_server, published):
     page.goto(live_server.url + "/")
+    assert_figures_drawn(page)
     before = page.locator("#overview-table td.model").all_inner_texts()
-    page.locator("details.filters-card summary").click()
+    requests: list[tuple[str, str | None]] = []
+
+    def sent(request) -> None:
+        # The browser may ask for the favicon again after a history change; that is not the page's doing.
+        if not request.url.endswith("/favicon.svg"):
+            requests.append((request.url, request.headers.get("x-page-fragment")))
+
+    page.on("request", sent)
+    # One click on a chip: no Apply button, no full reload, the state in the URL.
+    assert not page.get_by_role("button", name="Apply").is_visible()
     page.get_by_label("Hindi").check()
-    page.get_by_role("button", name="Apply").click()
     page.wait_for_url("**languages=hin**")
+    page.wait_for_selector("#page-body:not([aria-busy])")
     assert_figures_drawn(page)
     after = page.locator("#overview-table td.model").all_inner_texts()
-    assert after != before and after[2] == "paraphrase-multilingual-mpnet-base-v2"
-    assert "Hindi" in page.locator("details.filters-card summary").inner_text()
+    assert after != before and after[2].startswith("paraphrase-multilingual-mpnet-base-v2")
+    assert "now: Hindi" in page.locator("fieldset.languages legend").inner_text()
+    # Only the page's body was fetched: no stylesheet, script or plotly bundle again.
+    assert requests == [(f"{live_server.url}/?languages=hin", "1")]
     save_screenshot(page, "leaderboard-overview-hindi")
 
-    # Clicking a header sorts by that column, keeping the filter.
+    # Clicking a header sorts by that column, keeping the filter, and marks it with an arrow.
     page.get_by_role("link", name="T4 AUROC").click()
     page.wait_for_url("**sort=-t4_auroc**")
+    page.wait_for_selector("#page-body:not([aria-busy])")
     assert "languages=hin" in page.url
+    assert "▼" in page.locator("#overview-table th", has_text="T4 AUROC").inner_text()
     values = [
         float(text.split()[0]) for text in page.locator("#overview-table tbody tr td:nth-child(7)").all_inner_texts()
     ]
     assert values == sorted(values, reverse=True)
+    # Back restores the previous state from the URL.
+    page.go_back()
+    page.wait_for_url("**/?languages=hin")
+    page.wait_for_selector("#page-body:not([aria-busy])")
+    assert page.locator("#overview-table td.model").all_inner_texts() == after
+
+
+def test_it_filters_without_javascript_too(browser, live_server, published):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    try:
+        page.goto(live_server.url + "/")
+        page.get_by_label("Hindi").check()
+        page.get_by_role("button", name="Apply").click()
+        page.wait_for_url("**languages=hin**")
+        assert page.locator("#overview-table td.model").all_inner_texts()[2].startswith("paraphrase-multilingual")
+        page.fill("input[type=search]", "indic")
+        page.get_by_role("button", name="Apply").click()
+        page.wait_for_url("**q=indic**")
+        assert page.locator("#overview-table tbody tr").count() == 2
+    finally:
+        context.close()
 
 
 def test_it_downloads_the_table_as_csv(page, live_server, published, tmp_path):
@@ -106,7 +120,7 @@ def test_it_downloads_the_table_as_csv(page, live_server, published, tmp_path):
     download = download_info.value
     target = tmp_path / download.suggested_filename
     download.save_as(target)
-    assert download.suggested_filename == "overview-overview.csv"
+    assert download.suggested_filename == "nirdesha-1.0-overview-script-deva.csv"
     rows = list(csv.DictReader(target.open(encoding="utf-8")))
     assert len(rows) == 8 and all(row["t1_expected"] == "2" for row in rows)
 

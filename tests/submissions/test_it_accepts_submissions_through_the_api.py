@@ -34,6 +34,13 @@ def test_it_creates_a_run_for_a_token_holder_and_reports_its_status(dataset, tin
     assert detail["model"] == str(tiny_model) and detail["note"] == "via API" and detail["scores"] == []
 
 
+def test_it_records_a_declared_training_on_nirdesha_data(dataset, tiny_model):
+    client = token_client(make_admin())
+    response = client.post(LIST, {"model": str(tiny_model), "trained_on_nirdesha": True}, format="json")
+    assert response.status_code == 201, response.content
+    assert EmbeddingModel.objects.get(name=str(tiny_model)).trained_on_nirdesha is True
+
+
 def test_it_refuses_unauthenticated_posts(dataset, tiny_model):
     response = APIClient().post(LIST, {"model": str(tiny_model)}, format="json")
     assert response.status_code in (401, 403)

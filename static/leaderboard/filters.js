@@ -1,0 +1,81 @@
+// Instant filters: a change in the filter form, a sort link or the search box fetches only the page's
+// main content (the server answers the X-Page-Fragment header with it) and swaps it in; the URL keeps
+// the state, so reload, back/forward and shared links work. Without JavaScript the form's Apply button
+// and plain links do the same with full page loads.
+(function () {
+  "use strict";
+  var body = document.getElementById("page-body");
+  if (!body || !window.fetch || !window.history.pushState) { return; }
+  var pending = null;
+  var typingTimer = null;
+
+  function formUrl(form) {
+    var params = new URLSearchParams();
+    // The version menu always has a value; it goes into the URL only when it was there or was changed,
+    // so that the default version keeps its short URL (and its cached page).
+    var version = form.elements.namedItem("dataset");
+    var implicitVersion = version && !new URLSearchParams(window.location.search).has("dataset") &&
+      version.value === version.dataset.initial;
+    new FormData(form).forEach(function (value, name) {
+      if (value === "" || (name === "dataset" && implicitVersion)) { return; }
+      params.append(name, value);
+    });
+    var query = params.toString();
+    return window.location.pathname + (query ? "?" + query : "");
+  }
+
+  function load(url, push) {
+    if (pending) { pending.abort(); }
+    var controller = new AbortController();
+    pending = controller;
+    var focused = document.activeElement && document.activeElement.id;
+    var caret = focused && document.activeElement.selectionStart;
+    body.setAttribute("aria-busy", "true");
+    fetch(url, { headers: { "X-Page-Fragment": "1" }, signal: controller.signal })
+      .then(function (response) {
+        if (!response.ok) { throw new Error("HTTP " + response.status); }
+        return response.text();
+      })
+      .then(function (html) {
+        // A body with charts on a page that loaded without plotly needs a full load.
+        if (typeof Plotly === "undefined" && html.indexOf("data-figure") >= 0) { window.location.href = url; return; }
+        body.innerHTML = html;
+        if (push) { window.history.pushState({ fragment: true }, "", url); }
+        if (window.NirdeshaFigures) { window.NirdeshaFigures.drawAll(); }
+        var again = focused && document.getElementById(focused);
+        if (again && again.type === "search") {
+          again.focus();
+          if (caret !== null && caret !== undefined) { again.setSelectionRange(caret, caret); }
+        }
+        body.removeAttribute("aria-busy");
+        body.dispatchEvent(new CustomEvent("fragment-loaded", { bubbles: true }));
+      })
+      .catch(function (error) {
+        if (error.name === "AbortError") { return; }
+        window.location.href = url;
+      });
+  }
+
+  body.addEventListener("change", function (event) {
+    var form = event.target.form;
+    if (form && form.id === "filters" && event.target.type !== "search") { load(formUrl(form), true); }
+  });
+  body.addEventListener("input", function (event) {
+    var form = event.target.form;
+    if (!form || form.id !== "filters" || event.target.type !== "search") { return; }
+    window.clearTimeout(typingTimer);
+    typingTimer = window.setTimeout(function () { load(formUrl(form), true); }, 250);
+  });
+  body.addEventListener("submit", function (event) {
+    if (event.target.id !== "filters") { return; }
+    event.preventDefault();
+    load(formUrl(event.target), true);
+  });
+  body.addEventListener("click", function (event) {
+    var link = event.target.closest("a.sort, a.reset-filters");
+    if (!link || event.ctrlKey || event.metaKey || event.shiftKey) { return; }
+    event.preventDefault();
+    load(link.href, true);
+  });
+  window.addEventListener("popstate", function () { load(window.location.href, false); });
+})();

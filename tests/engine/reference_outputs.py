@@ -1,0 +1,127 @@
+"""The engine's outputs on the shared validation data, recorded before the accelerator-bound rewrite.
+
+`record()` runs the engine on the five validation languages (150 items each, all tasks) with three
+models: the bundled all-MiniLM-L6-v2, a tiny random BERT built from the texts, and BM25. It keeps
+every score row, the T4 pair-set digests and a digest of every stored rank artefact. The JSON files in
+`reference/` were written by this module at commit be179d2 (before issue 13 changed the encoding,
+retrieval and pair-set code); tests compare today's engine with them to 1e-6.
+
+    HF_HUB_OFFLINE=1 .venv/bin/python -m tests.engine.reference_outputs   # rewrites the files
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from evaluation.engine.backends import load_backend
+from evaluation.engine.runner import Corpus, build_corpus, evaluate
+from tests.fakes.models import minilm_path
+from tests.validation import validation_triples
+
+REFERENCE_DIR = Path(__file__).resolve().parent / "reference"
+SEED = 1
+RESAMPLES = 200
+MODELS = ("minilm", "tiny", "bm25")
+
+
+def validation_corpus() -> Corpus:
+    rows = validation_triples()
+    return build_corpus(rows, requested_languages=None, name="validation", version="reference", content_hash="ref")
+
+
+def model_name(which: str, folder: Path, corpus: Corpus) -> str:
+    if which == "minilm":
+        return str(minilm_path())
+    if which == "tiny":
+        texts = [text for language in corpus.languages.values() for text in language.personas[:40]]
+        return str(recorded_tiny_model(folder / "tiny", texts, seed=7))
+    return which
+
+
+def outputs(which: str, corpus: Corpus, cache_root: Path, *, device: str = "cpu") -> dict:
+    """Everything a run produces that must not move: scores, pair-set digests, rank artefact digests."""
+    artefacts: dict[str, str] = {}
+
+    def sink(name: str, arrays: dict[str, np.ndarray]) -> str:
+        digest = hashlib.sha256()
+        for key in sorted(arrays):
+            digest.update(key.encode() + np.ascontiguousarray(arrays[key]).tobytes())
+        artefacts[name] = digest.hexdigest()
+        return name
+
+    loaded = load_backend(model_name(which, cache_root, corpus), cache_root=cache_root / "cache", device=device)
+    result = evaluate(corpus, loaded.backend, seed=SEED, n_resamples=RESAMPLES, artefact_sink=sink)
+    return {
+        "scores": [
+            [row.task, row.source, row.target, row.metric, row.value, row.ci_low, row.ci_high] for row in result.scores
+        ],
+        "pair_set_digests": result.manifest.task_blocks["t4"]["pair_set_digests"],
+        "rank_artefacts": artefacts,
+        "texts_total": result.manifest.texts_total,
+    }
+
+
+def record() -> None:
+    REFERENCE_DIR.mkdir(exist_ok=True)
+    corpus = validation_corpus()
+    for which in MODELS:
+        with tempfile.TemporaryDirectory() as folder:
+            data = outputs(which, corpus, Path(folder))
+        path = REFERENCE_DIR / f"{which}.json"
+        path.write_text(json.dumps(data, indent=0, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(f"wrote {path} ({len(data['scores'])} scores)")
+
+
+def load(which: str) -> dict:
+    return json.loads((REFERENCE_DIR / f"{which}.json").read_text(encoding="utf-8"))
+
+
+def recorded_tiny_model(folder: Path, texts: list[str] | None = None, *, seed: int = 0, hidden: int = 32) -> Path:
+    """The tiny random BERT of the recording, built exactly as tests/engine/models.py built it at be179d2.
+
+    The shared builder (tests/fakes/models.py) has since changed its vocabulary; this copy keeps the
+    recorded model, so that the comparison is of engines, not of test models.
+    """
+    import torch
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    folder.mkdir(parents=True, exist_ok=True)
+    words: set[str] = set()
+    for text in texts or ["a persona asks for an instruction", "मराठी हिन्दी তামিল اردو"]:
+        words.update(text.lower().split())
+    # The prompt words of the E5 families are in the vocabulary so that prompts change the embedding.
+    words.update({"query", "passage", ":", "instruct", "given", "persona", "instruction"})
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *sorted(words)[:2000]]
+    vocab += [chr(code) for code in range(ord("a"), ord("z") + 1) if chr(code) not in vocab]
+    tokenizer = BertTokenizerFast(vocab={token: index for index, token in enumerate(vocab)}, do_lower_case=True)
+    torch.manual_seed(seed)
+    config = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=hidden,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=2 * hidden,
+        max_position_embeddings=128,
+    )
+    bert_folder = folder / "_bert"
+    BertModel(config).save_pretrained(bert_folder, safe_serialization=True)
+    tokenizer.save_pretrained(bert_folder)
+    transformer = Transformer(str(bert_folder), max_seq_length=64)
+    pooling = Pooling(transformer.get_embedding_dimension(), pooling_mode="mean")
+    model = SentenceTransformer(modules=[transformer, pooling], device="cpu")
+    model.save(str(folder), safe_serialization=True)
+    for path in sorted(bert_folder.rglob("*"), reverse=True):
+        path.unlink() if path.is_file() else path.rmdir()
+    bert_folder.rmdir()
+    return folder
+
+
+if __name__ == "__main__":
+    record()
