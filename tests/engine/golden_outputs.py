@@ -26,7 +26,7 @@ import numpy as np
 
 from evaluation.engine.backends import load_backend
 from evaluation.engine.runner import build_corpus, evaluate
-from tests.fakes.models import build_tiny_model
+from tests.engine.reference_outputs import recorded_tiny_model
 from tests.validation import validation_triples
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -64,7 +64,7 @@ def _digest(arrays: dict[str, np.ndarray]) -> str:
 
 def _tiny_model(folder: Path, data: dict) -> Path:
     texts = [text for rows in data.values() for _, persona, instruction in rows[:20] for text in (persona, instruction)]
-    return build_tiny_model(folder / "tiny-model", texts, seed=7)
+    return recorded_tiny_model(folder / "tiny-model", texts, seed=7)
 
 
 def reduce(result, artefacts: dict[str, str]) -> dict:
