@@ -51,6 +51,8 @@ class ImportSummary:
     dataset: Dataset
     languages: list[LanguageImport] = field(default_factory=list)
     skipped_files: list[str] = field(default_factory=list)
+    # Text cells that could not be read; their rows' ratings were imported by id all the same.
+    unreadable_texts: list[str] = field(default_factory=list)
 
     @property
     def created(self) -> int:
@@ -110,7 +112,8 @@ def _same_texts(item: Item, texts: Texts) -> bool:
 def import_judgements(folder: Path, dataset_slug: str | None = None) -> ImportSummary:
     """Read every language CSV of `folder` and store its judgements (see the module docstring)."""
     try:
-        files, skipped = read_judgement_folder(Path(folder))
+        # Ratings need only the id and rating columns: a broken text cell must not cost a rating.
+        files, skipped = read_judgement_folder(Path(folder), ratings_only=True)
     except JudgementFileError as exc:
         raise JudgementImportError(str(exc)) from exc
     dataset = resolve_dataset(dataset_slug, files)
@@ -142,8 +145,11 @@ def import_judgements(folder: Path, dataset_slug: str | None = None) -> ImportSu
                     "Import the dataset's items first (manage.py import_dataset)."
                 )
                 continue
+            summary.unreadable_texts.extend(judgement_file.unreadable_texts)
             for row in judgement_file.rows:
-                if not _same_texts(items[row.item_id], row.translation):
+                # Where the file's text can be read it must be the stored item's; where it cannot,
+                # the id alone identifies the item.
+                if row.translation is not None and not _same_texts(items[row.item_id], row.translation):
                     file_errors.append(
                         f"{name}, line {row.line}: the translation differs from item {row.item_id} of {dataset.slug}."
                     )

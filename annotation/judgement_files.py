@@ -43,7 +43,8 @@ class Texts:
 class JudgementRow:
     line: int
     item_id: int
-    translation: Texts
+    # None when the file's text cell could not be read (only when reading ratings alone, see below).
+    translation: Texts | None
     english: Texts | None
     judgements: dict[str, str]  # rater column -> scale label, only the cells that were filled in
 
@@ -54,6 +55,8 @@ class JudgementFile:
     language_code: str
     raters: list[str]
     rows: list[JudgementRow] = field(default_factory=list)
+    # Text cells that could not be read when only the ratings were needed: "file, line, column: why".
+    unreadable_texts: list[str] = field(default_factory=list)
 
 
 class JudgementFileError(Exception):
@@ -102,8 +105,13 @@ def language_of(path: Path) -> str | None:
     return info.code if info and not info.is_source else None
 
 
-def read_judgement_file(path: Path) -> JudgementFile:
-    """Parse one language's CSV, collecting every problem before failing."""
+def read_judgement_file(path: Path, *, ratings_only: bool = False) -> JudgementFile:
+    """Parse one language's CSV, collecting every problem before failing.
+
+    ratings_only: a judgement needs only the row's id and its rating cells, so a text cell that is
+    not valid JSON (the published files hold one with stray characters after the object) is noted in
+    `unreadable_texts` and its row keeps its ratings, instead of failing the file.
+    """
     errors: list[str] = []
     code = language_of(path)
     if code is None:
@@ -116,7 +124,7 @@ def read_judgement_file(path: Path) -> JudgementFile:
     reader = csv.DictReader(io.StringIO(text, newline=""))
     header = reader.fieldnames or []
     raters = [column for column in header if RATER_COLUMN.match(column)]
-    for needed in ("id", "indian_context"):
+    for needed in ("id",) if ratings_only else ("id", "indian_context"):
         if needed not in header:
             errors.append(f"{path.name}: the column {needed!r} is missing.")
     if not raters:
@@ -138,10 +146,13 @@ def read_judgement_file(path: Path) -> JudgementFile:
             errors.append(f"{where}: id {item_id} appears again (first on line {seen[item_id]}).")
             continue
         seen[item_id] = line
-        translation = _texts(row.get("indian_context") or "", f"{where}, indian_context", errors)
+        text_errors = parsed.unreadable_texts if ratings_only else errors
+        translation = None
+        if not ratings_only or (row.get("indian_context") or "").strip():
+            translation = _texts(row.get("indian_context") or "", f"{where}, indian_context", text_errors)
         english = None
         if (row.get("ENG_indian_context") or "").strip():
-            english = _texts(row["ENG_indian_context"], f"{where}, ENG_indian_context", errors)
+            english = _texts(row["ENG_indian_context"], f"{where}, ENG_indian_context", text_errors)
         judgements: dict[str, str] = {}
         for rater in raters:
             cell = (row.get(rater) or "").strip()
@@ -152,7 +163,7 @@ def read_judgement_file(path: Path) -> JudgementFile:
                 errors.append(f"{where}, {rater}: {cell!r} is not one of {', '.join(SCALE)}.")
                 continue
             judgements[rater] = label
-        if translation is not None:
+        if translation is not None or ratings_only:
             parsed.rows.append(
                 JudgementRow(
                     line=line, item_id=item_id, translation=translation, english=english, judgements=judgements
@@ -165,7 +176,7 @@ def read_judgement_file(path: Path) -> JudgementFile:
     return parsed
 
 
-def read_judgement_folder(folder: Path) -> tuple[list[JudgementFile], list[str]]:
+def read_judgement_folder(folder: Path, *, ratings_only: bool = False) -> tuple[list[JudgementFile], list[str]]:
     """Every language file of a folder, and the names of the CSV files that were not language files."""
     if not folder.is_dir():
         raise JudgementFileError([f"{folder}: not a folder."])
@@ -175,7 +186,7 @@ def read_judgement_folder(folder: Path) -> tuple[list[JudgementFile], list[str]]
             skipped.append(path.name)
             continue
         try:
-            files.append(read_judgement_file(path))
+            files.append(read_judgement_file(path, ratings_only=ratings_only))
         except JudgementFileError as exc:
             errors.extend(exc.errors)
     if errors:

@@ -1,5 +1,7 @@
+from django import forms
 from django.contrib import admin
 
+from evaluation.languages import BY_CODE, TARGET_CODES
 from evaluation.models import Dataset, EmbeddingModel, Item, Language, Run, Score
 
 
@@ -11,7 +13,7 @@ class LanguageAdmin(admin.ModelAdmin):
 @admin.register(Dataset)
 class DatasetAdmin(admin.ModelAdmin):
     list_display = ["name", "version", "license", "is_demo", "created_at"]
-    readonly_fields = ["content_hash", "source", "created_at"]
+    readonly_fields = ["content_hash", "source", "import_report", "created_at"]
 
 
 @admin.register(Item)
@@ -22,10 +24,50 @@ class ItemAdmin(admin.ModelAdmin):
     list_select_related = ["dataset", "language"]
 
 
+class EmbeddingModelForm(forms.ModelForm):
+    """Staff edit the declared languages as ticks; stored as the list of ISO 639-3 codes."""
+
+    declared_languages = forms.MultipleChoiceField(
+        required=False,
+        choices=[(code, BY_CODE[code].name) for code in TARGET_CODES],
+        widget=forms.CheckboxSelectMultiple,
+        help_text="Averages are taken over these languages and other cells are marked; none ticked means all.",
+    )
+
+    class Meta:
+        model = EmbeddingModel
+        fields = [
+            "name",
+            "display_name",
+            "kind",
+            "license",
+            "parameter_count",
+            "is_local",
+            "created_at",
+            "declared_languages",
+            "embedding_dimension",
+            "max_tokens",
+            "memory_bytes_fp16",
+            "hub_url",
+            "release_date",
+            "open_weights",
+            "trained_on_nirdesha",
+        ]
+
+    def clean_declared_languages(self) -> list[str]:
+        chosen = set(self.cleaned_data.get("declared_languages") or [])
+        return [code for code in TARGET_CODES if code in chosen]
+
+
 @admin.register(EmbeddingModel)
 class EmbeddingModelAdmin(admin.ModelAdmin):
-    list_display = ["name", "display_name", "kind", "parameter_count", "is_local"]
+    form = EmbeddingModelForm
+    list_display = ["name", "display_name", "kind", "parameter_count", "declared_language_count", "is_local"]
     search_fields = ["name", "display_name"]
+
+    @admin.display(description="declared languages")
+    def declared_language_count(self, model: EmbeddingModel) -> str:
+        return f"{len(model.declared_languages)} of {len(TARGET_CODES)}" if model.declared_languages else "all"
 
 
 @admin.register(Run)

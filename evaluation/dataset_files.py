@@ -69,6 +69,11 @@ SCRIPT_SAMPLE_EVERY = 500
 SCRIPT_MATCH_THRESHOLD = 0.9
 
 SourceFormat = Literal["jsonl", "validation-csv"]
+# What to do with a bad row: "fail" refuses the import (the default); "skip" leaves the row out;
+# "repair" keeps a complete JSON object followed by stray characters (the object is unambiguous)
+# and still fails on anything it cannot repair. Skipped and repaired rows are recorded.
+OnError = Literal["fail", "skip", "repair"]
+ON_ERROR_CHOICES: tuple[OnError, ...] = ("fail", "skip", "repair")
 
 
 @dataclass(frozen=True)
@@ -102,15 +107,52 @@ class DatasetFileError(Exception):
         return "\n".join(lines)
 
 
-class Problems:
-    """Collects problems while reading; raises at once when the cap is reached."""
+@dataclass(frozen=True)
+class RowDecision:
+    """A row that was repaired or skipped under --on-error, for the dataset card."""
 
-    def __init__(self, cap: int = DEFAULT_MAX_PROBLEMS) -> None:
+    file: str
+    line: int
+    column: int | None
+    action: Literal["repaired", "skipped"]
+    detail: str
+
+    def as_dict(self) -> dict:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "action": self.action,
+            "detail": self.detail,
+        }
+
+    def __str__(self) -> str:
+        column = f", column {self.column}" if self.column is not None else ""
+        return f"{self.file}, line {self.line}{column}: {self.action} ({self.detail})"
+
+
+class Problems:
+    """Collects problems while reading; raises at once when the cap is reached.
+
+    Under on_error="skip" a problem located on a row is recorded as a skipped row instead (the
+    reader has already left the row out); problems of a whole file still fail the import.
+    """
+
+    def __init__(self, cap: int = DEFAULT_MAX_PROBLEMS, on_error: OnError = "fail") -> None:
         self.cap = cap
+        self.on_error = on_error
         self.items: list[Problem] = []
         self.warnings: list[str] = []
+        self.decisions: list[RowDecision] = []
 
-    def add(self, file: str, line: int | None, message: str) -> None:
+    def repaired(self, file: str, line: int, column: int | None, detail: str) -> None:
+        self.decisions.append(RowDecision(file, line, column, "repaired", detail))
+
+    def add(self, file: str, line: int | None, message: str, *, column: int | None = None) -> None:
+        if self.on_error == "skip" and line is not None:
+            if not any(d.file == file and d.line == line and d.action == "skipped" for d in self.decisions[-3:]):
+                self.decisions.append(RowDecision(file, line, column, "skipped", message))
+            return
         self.items.append(Problem(file, line, message))
         if len(self.items) >= self.cap:
             raise DatasetFileError(self.items, stopped_early=True)
@@ -346,6 +388,43 @@ def _decoded_lines(path: Path, problems: Problems) -> Iterator[tuple[int, str, b
             yield number, text, raw.endswith(b"\n")
 
 
+def load_json_object(
+    text: str, file: str, line: int, problems: Problems, *, where: str = "", column_offset: int = 0
+) -> Any:
+    """The JSON value in `text`, or None after recording why it is unusable.
+
+    Under on_error="repair", a complete JSON object followed by stray characters is kept (the
+    characters are dropped and the repair recorded): the object itself is unambiguous.
+    """
+    try:
+        # Lines too long or nested too deep are refused before json parses them (it would recurse).
+        if len(text) > MAX_LINE_BYTES or nesting_depth(text, MAX_RECORD_DEPTH) > MAX_RECORD_DEPTH:
+            strict_loads(text, max_bytes=MAX_LINE_BYTES, max_depth=MAX_RECORD_DEPTH, allow_control=True)
+        return json.loads(text)
+    except StrictJSONError as error:
+        problems.add(file, line, f"{where.strip() + ': ' if where else ''}{error}")
+        return None
+    except json.JSONDecodeError as error:
+        if problems.on_error == "repair" and error.msg == "Extra data":
+            stripped = text.lstrip()
+            try:
+                value, end = json.JSONDecoder().raw_decode(stripped)
+            except json.JSONDecodeError:
+                value = None
+            if isinstance(value, dict):
+                stray = stripped[end:].strip()
+                column = len(text) - len(stripped) + end + 1 + column_offset
+                problems.repaired(
+                    file,
+                    line,
+                    column,
+                    f"kept the JSON object{where}, dropped {len(stray)} stray character(s) {stray[:20]!r} after it",
+                )
+                return value
+        problems.add(file, line, f"invalid JSON{where}: {error.msg} (column {error.colno})", column=error.colno)
+        return None
+
+
 # --- validating values --------------------------------------------------------------------------
 
 
@@ -478,17 +557,6 @@ def _jsonl_dataset_rows(files: list[DataFile], problems: Problems) -> Iterator[I
         problems.warn("no English file (nirdesha_eng_Latn.jsonl): cross-lingual tasks will have no source items")
 
 
-def _strict_record(text: str) -> Any:
-    """One record's JSON, refusing lines too long or nested too deep before json parses them.
-
-    Syntax errors are left to json (JSONDecodeError, with its line and column); control characters
-    are left to _text, which names the field.
-    """
-    if len(text) > MAX_LINE_BYTES or nesting_depth(text, MAX_RECORD_DEPTH) > MAX_RECORD_DEPTH:
-        strict_loads(text, max_bytes=MAX_LINE_BYTES, max_depth=MAX_RECORD_DEPTH, allow_control=True)
-    return json.loads(text)
-
-
 def _jsonl_file_rows(data_file: DataFile, problems: Problems) -> Iterator[ItemRow]:
     name = data_file.name
     code = data_file.language.code
@@ -497,16 +565,15 @@ def _jsonl_file_rows(data_file: DataFile, problems: Problems) -> Iterator[ItemRo
     for number, text, has_newline in _decoded_lines(data_file.path, problems):
         if not text.strip():
             continue
-        try:
-            record = _strict_record(text)
-        except json.JSONDecodeError as error:
-            if not has_newline:
-                problems.add(name, number, f"invalid JSON: the last line is truncated ({error.msg})")
-            else:
-                problems.add(name, number, f"invalid JSON: {error.msg} (column {error.colno})")
-            continue
-        except StrictJSONError as error:
-            problems.add(name, number, str(error))
+        if not has_newline and len(text) <= MAX_LINE_BYTES:
+            try:
+                json.loads(text)
+            except json.JSONDecodeError as error:
+                if error.msg != "Extra data":
+                    problems.add(name, number, f"invalid JSON: the last line is truncated ({error.msg})")
+                    continue
+        record = load_json_object(text, name, number, problems)
+        if record is None:
             continue
         if not isinstance(record, dict):
             problems.add(name, number, f"expected a JSON object, got {type(record).__name__}")
@@ -587,12 +654,9 @@ def _validation_csv_rows(files: list[DataFile], problems: Problems) -> Iterator[
             seen[item_id] = line
             parsed = []
             for column in ("ENG_indian_context", "indian_context"):
-                try:
-                    parsed.append(_strict_record(record.get(column) or ""))
-                except json.JSONDecodeError as error:
-                    problems.add(name, line, f"invalid JSON in column {column}: {error.msg} (column {error.colno})")
-                except StrictJSONError as error:
-                    problems.add(name, line, f"column {column}: {error}")
+                value = load_json_object(record.get(column) or "", name, line, problems, where=f" in column {column}")
+                if value is not None:
+                    parsed.append(value)
             if len(parsed) < 2:
                 continue
             english_record, translation_record = parsed

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
+from evaluation.languages import BY_CODE, TARGET_CODES
 from evaluation.models import Dataset
 from evaluation.preflight import InvalidModelReference, is_local_reference, validate_reference
 from evaluation.submissions import Submission
@@ -36,6 +37,14 @@ class SubmissionForm(forms.Form):
     license = forms.CharField(label="Licence", max_length=100, required=False, help_text="Empty: read from the card.")
     parameter_count = forms.IntegerField(
         label="Parameters", required=False, min_value=1, help_text="Empty: counted from the weights."
+    )
+    declared_languages = forms.MultipleChoiceField(
+        label="Supported languages",
+        required=False,
+        choices=[(code, BY_CODE[code].name) for code in TARGET_CODES],
+        widget=forms.CheckboxSelectMultiple,
+        help_text="The languages the model's card says it supports. The leaderboard averages the model over "
+        "these and marks its other cells; none ticked means all languages.",
     )
     trained_on_nirdesha = forms.BooleanField(
         label="Trained on Nirdesha data",
@@ -76,5 +85,6 @@ class SubmissionForm(forms.Form):
             parameter_count=data["parameter_count"],
             note=data["note"],
             dataset=data["dataset"],
+            declared_languages=tuple(code for code in TARGET_CODES if code in data.get("declared_languages", [])),
             trained_on_nirdesha=data["trained_on_nirdesha"],
         )

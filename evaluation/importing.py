@@ -7,6 +7,8 @@ database in batches, and rolls everything back when any row was bad.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 from collections.abc import Callable, Iterable
@@ -18,7 +20,14 @@ from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 from django.db import IntegrityError, connection, transaction
 
-from evaluation.dataset_files import DEFAULT_MAX_PROBLEMS, ItemRow, Problems, open_source
+from evaluation.dataset_files import (
+    DEFAULT_MAX_PROBLEMS,
+    ON_ERROR_CHOICES,
+    ItemRow,
+    OnError,
+    Problems,
+    open_source,
+)
 from evaluation.engine.errors import HubUnreachableError
 from evaluation.models import Dataset, Item
 from evaluation.signals import announce_results_changed
@@ -99,13 +108,21 @@ def import_dataset(
     max_problems: int = DEFAULT_MAX_PROBLEMS,
     writer: Writer = "auto",
     progress: Callable[[int | None], ProgressBar] | None = None,
+    on_error: OnError = "fail",
 ) -> ImportResult:
     """Import the dataset files in `folder` as `name` `version`, whole or not at all.
 
     Card values come from `card` (options) over the folder's dataset_card.json over DEFAULT_CARDS.
     Raises DatasetFileError (bad files, every problem listed) or ImportRefused (conflict with
     what is stored); in both cases the database is unchanged.
+
+    `on_error` ("fail", "skip", "repair"; see dataset_files.OnError) decides what a bad row does.
+    Every repaired or skipped row lands in the dataset's import_report, and when there is any, the
+    version's content hash covers the files, the policy and that list: the same files imported
+    with a different decision are a different version.
     """
+    if on_error not in ON_ERROR_CHOICES:
+        raise ImportRefused(f"--on-error must be one of {', '.join(ON_ERROR_CHOICES)}, not {on_error!r}.")
     if writer == "copy" and connection.vendor != "postgresql":
         raise ImportRefused("The COPY writer needs PostgreSQL.")
     folder = Path(folder)
@@ -119,7 +136,9 @@ def import_dataset(
 
     existing = Dataset.objects.filter(name=name, version=version).first()
     if existing is not None:
-        if existing.content_hash == fingerprint.content_hash:
+        report = existing.import_report or {}
+        same_decision = report.get("files_hash") == fingerprint.content_hash and report.get("on_error") == on_error
+        if existing.content_hash == fingerprint.content_hash or (existing.content_hash and same_decision):
             return ImportResult(dataset=existing, created=False)
         if existing.content_hash or existing.items.exists():
             raise ImportRefused(
@@ -128,7 +147,7 @@ def import_dataset(
                 "Items of an imported version never change: import the new files under a new --version."
             )
 
-    problems = Problems(cap=max_problems)
+    problems = Problems(cap=max_problems, on_error=on_error)
     bar = (progress or (lambda total: _NoProgress()))(fingerprint.expected_rows)
     try:
         with transaction.atomic():
@@ -139,10 +158,24 @@ def import_dataset(
             problems.raise_if_any()
             if not counts:
                 raise ImportRefused(f"The dataset files in {folder} hold no items.")
+            rows = [decision.as_dict() for decision in problems.decisions]
+            dataset.import_report = {"on_error": on_error, "files_hash": fingerprint.content_hash, "rows": rows}
+            dataset.content_hash = decided_hash(fingerprint.content_hash, on_error, rows)
+            dataset.save(update_fields=["import_report", "content_hash"])
             announce_results_changed(Dataset, dataset=dataset)
     finally:
         bar.close()
-    return ImportResult(dataset=dataset, created=True, item_counts=counts, warnings=problems.warnings)
+    warnings = [*problems.warnings, *(f"{decision}" for decision in problems.decisions)]
+    return ImportResult(dataset=dataset, created=True, item_counts=counts, warnings=warnings)
+
+
+def decided_hash(files_hash: str, on_error: str, rows: list[dict]) -> str:
+    """The version's content hash: the files' hash, or, when rows were repaired or skipped, a hash
+    over the files, the decision and every affected row, so the decision is part of the version."""
+    if not rows:
+        return files_hash
+    payload = json.dumps({"files": files_hash, "on_error": on_error, "rows": rows}, sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()
 
 
 def load_demo() -> ImportResult:

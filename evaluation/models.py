@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from celery import current_app
@@ -94,6 +95,12 @@ class Dataset(models.Model):
         help_text="Items per language of the full version, when its results are here but its items are not.",
     )
     is_demo = models.BooleanField(default=False, help_text="A small sample shipped for trying the site out.")
+    import_report = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="How the files were imported: the --on-error policy, the files' own hash, and every row "
+        "that was repaired or skipped (file, line, column, action, detail).",
+    )
     pair_set_digests = models.JSONField(
         default=dict,
         blank=True,
@@ -127,6 +134,11 @@ class Dataset(models.Model):
     @property
     def slug(self) -> str:
         return f"{self.name}@{self.version}"
+
+    @property
+    def row_decisions(self) -> list[dict]:
+        """Rows the import repaired or skipped (--on-error), as recorded in the card."""
+        return list((self.import_report or {}).get("rows", []))
 
     FULL_BENCHMARK = ("nirdesha", "1.0")
 
@@ -676,13 +688,34 @@ class ScoreQuerySet(models.QuerySet):
     def for_runs(self, run_ids: list[int]) -> ScoreQuerySet:
         return self.filter(run_id__in=run_ids)
 
-    def column_means(self, columns: list[tuple[str, str]], languages: list[str], pair_mode: str = "both") -> list[dict]:
+    def column_means(
+        self,
+        columns: list[tuple[str, str]],
+        languages: list[str],
+        pair_mode: str = "both",
+        languages_by_run: Mapping[int, Sequence[str]] | None = None,
+    ) -> list[dict]:
         """For every run, task and metric in `columns` ((task, metric) pairs): the mean over the
         selected languages (or pairs), how many were averaged (n), the mean CI bounds and how many
-        values had an interval (n_ci). One query whatever the number of runs."""
+        values had an interval (n_ci). One query whatever the number of runs.
+
+        `languages_by_run` narrows the languages per run (leaderboard.coverage: a model is averaged
+        over its declared languages, or all models over their common ones); runs not in it use
+        `languages`."""
+        groups: dict[tuple[str, ...], list[int]] = {}
+        for run_id, chosen in (languages_by_run or {}).items():
+            groups.setdefault(tuple(chosen), []).append(run_id)
         condition = Q(pk__in=[])
         for task, metric in columns:
-            condition |= Q(task=task, metric=metric) & _language_condition(task, languages, pair_mode)
+            if groups:
+                by_run = Q(pk__in=[])
+                for chosen, run_ids in groups.items():
+                    by_run |= Q(run_id__in=run_ids) & _language_condition(task, list(chosen), pair_mode)
+                rest = ~Q(run_id__in=[run_id for run_ids in groups.values() for run_id in run_ids])
+                by_run |= rest & _language_condition(task, languages, pair_mode)
+                condition |= Q(task=task, metric=metric) & by_run
+            else:
+                condition |= Q(task=task, metric=metric) & _language_condition(task, languages, pair_mode)
         return list(
             self.filter(condition)
             .values("run_id", "task", "metric")

@@ -51,6 +51,9 @@ class Submission:
     parameter_count: int | None = None
     note: str = ""
     dataset: Dataset | None = None
+    # The translated languages (ISO 639-3) the submitter says the model supports; empty: not declared,
+    # averaged over all languages (leaderboard.coverage).
+    declared_languages: tuple[str, ...] = ()
     # Declared by the submitter: the model was trained or tuned on Nirdesha data (shown as a marker).
     trained_on_nirdesha: bool = False
 
@@ -111,13 +114,17 @@ def trusted_description(user, submission: Submission, check: ModelCheck) -> dict
     (the Hub's metadata, read by the checks); a signed-in person's free text is kept on their run
     only (details["submission"]), so that the first to submit a Hub model cannot name it for everyone.
     """
+    # Declared languages are a claim about the model that the submitter makes on the form and staff
+    # may correct; they fill a blank only (fill_blanks), like every other fact.
+    declared = {"declared_languages": list(submission.declared_languages)}
     if user.is_staff:
         return {
             "display_name": submission.display_name,
             "license": submission.license or check.license,
             "parameter_count": submission.parameter_count or check.parameter_count,
+            **declared,
         }
-    return {"display_name": "", "license": check.license, "parameter_count": check.parameter_count}
+    return {"display_name": "", "license": check.license, "parameter_count": check.parameter_count, **declared}
 
 
 def _quota_refusal() -> SubmissionRefused:

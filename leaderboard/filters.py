@@ -64,6 +64,11 @@ class LanguageSelectionForm(forms.Form):
         label="Cross-lingual pairs",
         widget=forms.RadioSelect,
     )
+    common = forms.BooleanField(
+        required=False,
+        label="Common languages only",
+        help_text="Average every model over the same languages: those all shown models declare.",
+    )
     sort = forms.CharField(required=False, widget=forms.HiddenInput)
 
     def __init__(self, *args, **kwargs) -> None:

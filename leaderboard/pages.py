@@ -20,8 +20,12 @@ from evaluation.engine.results import ClassificationDetails, Details
 from evaluation.languages import BY_CODE, LANGUAGES
 from evaluation.models import Dataset, Item, Run, Score
 from leaderboard import plots
+from leaderboard.coverage import Coverage, averaging_languages, coverage
 from leaderboard.filters import LanguageSelectionForm, LeaderboardFilter
+from leaderboard.reproduce import in_paper_unit, load_paper_tables, t4_block_value
+from leaderboard.run_intervals import joint_average_interval, joint_overall_interval
 from leaderboard.tables import (
+    OVERALL,
     Column,
     RunInfo,
     asymmetry,
@@ -33,13 +37,28 @@ from leaderboard.tables import (
     manifest_facts,
     mark_best,
     next_sort,
+    overall_keys,
     overview_columns,
     pair_matrix,
+    pair_selected,
     score_sections,
     select_languages,
 )
 
 LANGUAGE_ORDER = {lang.code: position for position, lang in enumerate(LANGUAGES)}
+# The columns of the paper's Table 7, per split: AUROC and AUPRC uncalibrated, accuracy and ECE calibrated.
+T7_COLUMNS = (
+    ("auroc", "AUROC"),
+    ("auprc", "AUPRC"),
+    ("accuracy_calibrated", "Acc. (cal.)"),
+    ("ece_calibrated", "Ref. ECE cal. ⚠"),
+)
+
+
+def paper_table(number: str) -> dict:
+    return next(table for table in load_paper_tables()["tables"] if table["table"] == number)
+
+
 ARTEFACT_SUFFIXES = (".npy", ".npz", ".json", ".csv", ".jsonl", ".log", ".txt")
 CALIBRATORS = {"hist": "histogram binning", "temp": "temperature scaling", "temperature": "temperature scaling"}
 
@@ -98,6 +117,7 @@ def run_info(run: Run) -> RunInfo:
         kind=run.model.kind,
         parameter_count=run.model.parameter_count,
         dataset=str(run.dataset),
+        declared_languages=tuple(run.model.declared_languages or ()),
     )
 
 
@@ -119,6 +139,29 @@ class Selection:
     pair_mode: str
     query: str
     units: list[tuple[str, str, str | None]]
+    common: bool = False
+
+    @property
+    def languages_by_run(self) -> dict[int, list[str]]:
+        """The languages each run is averaged over (leaderboard.coverage: declared, or common)."""
+        declared = {run.pk: list(run.model.declared_languages or []) for run in self.runs}
+        return averaging_languages(declared, self.languages, common=self.common)  # type: ignore[return-value]
+
+    def coverage_by_run(self) -> dict[int, Coverage]:
+        by_run = {run.pk: run for run in self.runs}
+        return {
+            run_id: coverage(by_run[run_id].model.declared_languages, self.languages, chosen)
+            for run_id, chosen in self.languages_by_run.items()
+        }
+
+    def units_of(self, task: str, languages: list[str]) -> list[tuple[str, str | None]]:
+        """The (source, target) units of `task` this version has results for, within `languages`."""
+        chosen = set(languages)
+        return [
+            (source, target)
+            for unit_task, source, target in self.units
+            if unit_task == task and pair_selected(source, target, chosen, self.pair_mode)
+        ]
 
     @property
     def infos(self) -> list[RunInfo]:
@@ -171,6 +214,7 @@ def resolve_selection(params: QueryDict, unit_columns: list[tuple[str, str]]) ->
         pair_mode=form.cleaned_data.get("pairs") or "both",
         query=params.urlencode() if hasattr(params, "urlencode") else "",
         units=units,
+        common=bool(form.cleaned_data.get("common")),
     )
     return selection
 
@@ -219,18 +263,67 @@ def _encode(pairs: list[tuple[str, str]]) -> str:
 # ---------------------------------------------------------------------------------------------- overview
 
 
+def joint_intervals(
+    selection: Selection, columns, aggregates: list[dict], languages_by_run: dict[int, list[str]]
+) -> dict[tuple[int, str], tuple[float, float]]:
+    """The engine's joint bootstrap interval of every re-run's retrieval averages and overall score.
+
+    Published runs have no resamples (their intervals stay the mean of the Wilson bounds); a
+    re-run's average whose units the run does not all have keeps the mean of its bounds too."""
+    counts = {(row["run_id"], row["task"], row["metric"]): row["n"] for row in aggregates}
+    overall = set(overall_keys())
+    found: dict[tuple[int, str], tuple[float, float]] = {}
+    for run in selection.runs:
+        if run.is_published:
+            continue
+        groups = []
+        for column in columns:
+            if TASKS[column.task].kind != "retrieval":
+                continue
+            units = selection.units_of(column.task, languages_by_run.get(run.pk, selection.languages))
+            if not units or counts.get((run.pk, column.task, column.metric)) != len(units):
+                continue
+            interval = joint_average_interval(run, column.task, column.metric, units)
+            if interval is not None:
+                found[(run.pk, column.key)] = interval
+            if column.key in overall:
+                groups.append((column.task, column.metric, units))
+        if groups and len(groups) == len([c for c in columns if c.key in overall]):
+            interval = joint_overall_interval(run, groups)
+            if interval is not None:
+                found[(run.pk, OVERALL)] = interval
+    return found
+
+
 def overview_page(params: QueryDict) -> Page:
     columns = list(overview_columns())
     column_keys = [(column.task, column.metric) for column in columns]
     selection = resolve_selection(params, column_keys)
     infos = selection.infos
+    languages_by_run = selection.languages_by_run
     aggregates = (
-        Score.objects.for_runs(selection.run_ids).column_means(column_keys, selection.languages, selection.pair_mode)
+        Score.objects.for_runs(selection.run_ids).column_means(
+            column_keys, selection.languages, selection.pair_mode, languages_by_run=languages_by_run
+        )
         if infos and selection.languages
         else []
     )
     expected = expected_units(selection.units, columns, set(selection.languages), selection.pair_mode)
-    table = build_overview(infos, aggregates, expected, sort=params.get("sort"), columns=columns)
+    expected_by_run = {
+        run_id: expected_units(selection.units, columns, set(chosen), selection.pair_mode)
+        for run_id, chosen in languages_by_run.items()
+    }
+    intervals = joint_intervals(selection, columns, aggregates, languages_by_run)
+    table = build_overview(
+        infos,
+        aggregates,
+        expected,
+        sort=params.get("sort"),
+        columns=columns,
+        expected_by_run=expected_by_run,
+        intervals=intervals,
+        coverage_by_run=selection.coverage_by_run(),
+    )
     ranked = [row for row in table.rows if not row.overall.missing]
     ranked.sort(key=lambda row: -row.overall.value)
     figure = (
@@ -262,6 +355,8 @@ def overview_page(params: QueryDict) -> Page:
         "overall",
         "overall_ci_low",
         "overall_ci_high",
+        "averaged_languages",
+        "coverage",
     ]
     # The overall score is a mean of the overall columns' values, all on the main metric's scale.
     overall_metric = next((column.metric for column in columns if column.key in table.overall_keys), None)
@@ -290,6 +385,8 @@ def overview_page(params: QueryDict) -> Page:
             row.rank[0] if row.rank else None,
             row.rank[1] if row.rank else None,
             *_ci(row.overall),
+            " ".join(row.coverage.averaged) if row.coverage else "",
+            row.coverage.label if row.coverage else "",
         ]
         for column in columns:
             cell = row.cells[column.key]
@@ -302,6 +399,7 @@ def overview_page(params: QueryDict) -> Page:
         "sort_links": sort_links,
         "overall_labels": [column.label for column in columns if column.key in table.overall_keys],
         "figure": figure,
+        "common": selection.common,
         # The note on the ECE column links to the page of the task that the column belongs to.
         "ece_task": next((column.task for column in columns if column.metric == "ece"), None),
         # The model-facts columns; the runs come with their model already (no extra query).
@@ -314,6 +412,28 @@ def overview_page(params: QueryDict) -> Page:
 # ---------------------------------------------------------------------------------------------- task pages
 
 
+def per_source_means_by_run(
+    scores, task: str, metrics: list[str], languages: list[str], pair_mode: str, languages_by_run: dict[int, list[str]]
+) -> list[dict]:
+    """Per query language, the mean over the document languages each run is averaged over.
+
+    A query language outside a run's declared languages is still shown (marked, never averaged), as
+    the mean over all selected document languages."""
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for run_id, chosen in languages_by_run.items():
+        groups.setdefault(tuple(chosen), []).append(run_id)
+    values: list[dict] = []
+    for chosen, run_ids in groups.items():
+        group = scores.filter(run_id__in=run_ids)
+        inside = [code for code in languages if code in chosen]
+        values += group.per_source_means(task, metrics, inside, pair_mode) if inside else []
+        if len(inside) < len(languages):
+            outside = set(languages) - set(inside)
+            rows = group.per_source_means(task, metrics, languages, pair_mode)
+            values += [row for row in rows if row["source"] in outside]
+    return values
+
+
 def task_page(params: QueryDict, task: str) -> Page:
     spec = page_task(task, "retrieval")
     pair = spec.cross_lingual
@@ -322,9 +442,11 @@ def task_page(params: QueryDict, task: str) -> Page:
     selection = resolve_selection(params, [(task, main)])
     infos = selection.infos
     scores = Score.objects.for_runs(selection.run_ids)
-    languages = selection.languages
+    languages_by_run = selection.languages_by_run
+    # "Common languages only" shows just the languages every model is averaged over.
+    languages = next(iter(languages_by_run.values()), selection.languages) if selection.common else selection.languages
     if pair:
-        values = scores.per_source_means(task, reported, languages, selection.pair_mode)
+        values = per_source_means_by_run(scores, task, reported, languages, selection.pair_mode, languages_by_run)
     else:
         values = scores.per_language(task, reported, languages)
     # Rows follow the mean of the main metric, best first, in every table of the page (like the paper's tables).
@@ -407,11 +529,18 @@ def classification_page(params: QueryDict, task: str) -> Page:
     infos = selection.infos
     languages = selection.languages
     metric_columns = [(task, metric) for metric in shown]
-    aggregates = Score.objects.for_runs(selection.run_ids).column_means(metric_columns, languages) if infos else []
+    languages_by_run = selection.languages_by_run
+    aggregates = (
+        Score.objects.for_runs(selection.run_ids).column_means(
+            metric_columns, languages, languages_by_run=languages_by_run
+        )
+        if infos
+        else []
+    )
     by_key = {(row["run_id"], row["metric"]): row for row in aggregates}
-    expected = len(languages)
     summary = []
     for info in infos:
+        expected = len(languages_by_run.get(info.id, languages))
         cells = {metric: cell_from_aggregate(by_key.get((info.id, metric)), expected) for metric in shown}
         summary.append((info, cells))
     for metric in shown:
@@ -475,9 +604,35 @@ def classification_page(params: QueryDict, task: str) -> Page:
         "chosen": chosen,
         "figures": figures,
         "published_present": any(info.is_published for info in infos),
+        "published_t4": published_t4_rows(selection.runs),
     }
     context["hidden_for_run"] = context["hidden_for_choice"]
     return Page(spec.title, context, {task: ExportTable(headers, rows, {metric: metric for metric in shown})})
+
+
+def published_t4_rows(runs: list[Run]) -> list[dict]:
+    """The reference's T4 file that the paper's Table 7 prints for each published model, beside the paper.
+
+    Every block of every file is kept on the run (details["t4_published"]); this shows the one the
+    paper reports (the Assamese file, or a model's pooled 'all' file) and what Table 7 printed."""
+    paper = {row["model"]: row["values"] for row in paper_table("7")["rows"]}
+    rows = []
+    for run in runs:
+        blocks = (run.details or {}).get("t4_published") or {}
+        chosen = "all" if "all" in blocks else "asm" if "asm" in blocks else None
+        if not run.is_published or chosen is None:
+            continue
+        printed = paper.get(run.model.name, {})
+        figures = []
+        for split in ("dev", "test"):
+            for metric, label in T7_COLUMNS:
+                key = f"{split}:{metric}"
+                value = t4_block_value(blocks[chosen], key)
+                figures.append(
+                    {"split": split, "label": label, "file": in_paper_unit(key, value), "paper": printed.get(key)}
+                )
+        rows.append({"run": run, "file": blocks[chosen].get("file", chosen), "files": len(blocks), "figures": figures})
+    return rows
 
 
 # ---------------------------------------------------------------------------------------------- cross-lingual
@@ -604,8 +759,12 @@ def compare_page(params: QueryDict) -> Page:
     languages = selection.languages
     if len(chosen) >= 2:
         scores = Score.objects.for_runs([run.pk for run in chosen])
+        by_run = selection.languages_by_run
+        languages_by_run = {run.pk: by_run.get(run.pk, languages) for run in chosen}
         if spec.cross_lingual:
-            values = scores.per_source_means(task, [main.name], languages, selection.pair_mode)
+            values = per_source_means_by_run(
+                scores, task, [main.name], languages, selection.pair_mode, languages_by_run
+            )
         else:
             values = scores.per_language(task, [main.name], languages)
         table = build_language_table(infos, values, languages, main.name, higher_is_better=main.higher_is_better)
@@ -614,15 +773,15 @@ def compare_page(params: QueryDict) -> Page:
             {run.label: [(c.value, c.ci_low, c.ci_high) for c in cells] for run, cells, _ in table.rows},
             title=f"{task.upper()} {main.label} per {'query ' if spec.cross_lingual else ''}language",
         )
-        means = scores.column_means([(t, m) for t, m, _ in axes], languages, selection.pair_mode)
-        units = expected_units(
-            selection.units,
-            [Column(f"{t}:{m}", label, t, m) for t, m, label in axes],
-            set(languages),
-            selection.pair_mode,
+        means = scores.column_means(
+            [(t, m) for t, m, _ in axes], languages, selection.pair_mode, languages_by_run=languages_by_run
         )
+        axis_columns = [Column(f"{t}:{m}", label, t, m) for t, m, label in axes]
         lookup = {(row["run_id"], row["task"], row["metric"]): row for row in means}
         for info in infos:
+            units = expected_units(
+                selection.units, axis_columns, set(languages_by_run.get(info.id, languages)), selection.pair_mode
+            )
             cells = [cell_from_aggregate(lookup.get((info.id, t, m)), units[f"{t}:{m}"]) for t, m, _ in axes]
             summary.append((info, cells))
         for index, (_, metric, _) in enumerate(axes):
@@ -782,6 +941,11 @@ def run_page(run_id: int) -> Page:
         "command": reproduce_command(run),
         "artefacts": artefacts(run),
         "skipped_files": (run.details or {}).get("skipped_files") or [],
+        # The published T4 files kept whole (dev and test, base and calibrated), by language or "all".
+        "t4_published_files": [
+            (code, block.get("file", ""))
+            for code, block in sorted(((run.details or {}).get("t4_published") or {}).items())
+        ],
     }
     headers = ["run_id", "model", "task", "source", "target", "metric", "value", "ci_low", "ci_high"]
     rows = [

@@ -13,6 +13,7 @@ from evaluation.model_facts import paper_model_facts
 from evaluation.models import Dataset, EmbeddingModel, Language, Run, Score
 from evaluation.published import ModelResults, PublishedResultError, parse_directory
 from evaluation.signals import announce_results_changed
+from leaderboard.intervals import WILSON_LABEL, WILSON_METRICS, published_interval
 
 FULL_BENCHMARK_NAME = "nirdesha"
 FULL_BENCHMARK_VERSION = "1.0"
@@ -76,6 +77,7 @@ def _model_for(results: ModelResults) -> EmbeddingModel:
             "kind": EmbeddingModel.Kind.DENSE,
             "license": entry.license,
             "parameter_count": entry.parameter_count,
+            "declared_languages": list(entry.declared_languages),
         },
     )
     # Fill in catalogue facts that an earlier submission of the same model left blank, but never
@@ -85,6 +87,7 @@ def _model_for(results: ModelResults) -> EmbeddingModel:
         ("display_name", entry.display_name),
         ("license", entry.license),
         ("parameter_count", entry.parameter_count),
+        ("declared_languages", list(entry.declared_languages)),
     ):
         if value and not getattr(model, attribute):
             setattr(model, attribute, value)
@@ -152,19 +155,32 @@ def import_published_results(
                     "parameter_count_source": results.model.parameter_source,
                 },
                 "code_version": "reference implementation (git hash not recorded)",
+                "intervals": {
+                    "method": WILSON_LABEL,
+                    "metrics": sorted(WILSON_METRICS),
+                    "queries": dataset.pool_size,
+                },
                 "tasks": results.provenance,
                 "notes": [
-                    "Published results carry no confidence intervals.",
+                    "The published files carry no confidence intervals. Recall@k gets a Wilson 95% interval "
+                    "computed here from the published value and the pool size; MRR and T4 get none.",
                     "The reference's ECE is stored as ece_reference and is not comparable with ECE computed here.",
-                    "Only the uncalibrated T4 test metrics are imported: the reference fitted calibration on "
-                    "the split it reported.",
+                    "Only the uncalibrated T4 test metrics become scores: the reference fitted calibration on "
+                    "the split it reported. Every T4 block (dev and test, base and calibrated, per language "
+                    "and the pooled 'all' file) is kept as published in details['t4_published'].",
                 ],
             }
-            run.details = {"published": True, "skipped_files": results.skipped}
+            run.details = {
+                "published": True,
+                "skipped_files": results.skipped,
+                "t4_published": results.t4_blocks,
+            }
             run.save()
             run.scores.all().delete()
-            Score.objects.bulk_create(
-                [
+            rows = []
+            for score in results.scores:
+                interval = published_interval(score.metric, score.value, dataset.pool_size)
+                rows.append(
                     Score(
                         run=run,
                         task=score.task,
@@ -172,11 +188,11 @@ def import_published_results(
                         target=languages[score.target] if score.target else None,
                         metric=score.metric,
                         value=score.value,
+                        ci_low=interval[0] if interval else None,
+                        ci_high=interval[1] if interval else None,
                     )
-                    for score in results.scores
-                ],
-                batch_size=2000,
-            )
+                )
+            Score.objects.bulk_create(rows, batch_size=2000)
             total_scores += len(results.scores)
             total_files += results.files
         announce_results_changed(Run, dataset=dataset)

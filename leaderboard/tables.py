@@ -1,15 +1,19 @@
 """The leaderboard's tables, computed from plain rows. Pure Python, no Django.
 
 How averages are computed (also stated on the pages):
-- A task's score for a model is the mean of its per-language (or per-pair) values over the selected
-  languages that the model has results for. Languages a model was not evaluated on are left out,
-  never counted as zero; the table shows how many of the selected languages each mean covers.
+- A task's score for a model is the mean of its per-language (or per-pair) values over the languages
+  it is averaged over (leaderboard.coverage): by default the selected languages that the model
+  declares (all selected languages when it declares none), as the paper does; with "common languages
+  only", the selected languages every shown model declares. Languages a model was not evaluated on
+  are left out, never counted as zero; the table shows how many languages each mean covers. Cells
+  outside a model's declared languages are shown, marked, and never averaged.
 - For the cross-lingual tasks (T2, T3 cross) a pair counts when both its languages are selected
   ("both", the default) or when its query language is selected ("source").
-- The interval of a mean is the mean of the per-language interval bounds. That is an upper bound on
-  its width whatever the correlation between languages (the same items are translated into every
-  language, so they are not independent), so rank bands never claim a separation that the
-  per-language intervals do not support.
+- The interval of a re-run's mean is the engine's joint bootstrap interval (the same resamples of the
+  shared items for every language). Published results carry a Wilson 95% interval per Recall@k (from
+  the published value and the pool size); the interval of their mean, and of any mean whose joint
+  interval cannot be had, is the mean of the per-language bounds, an upper bound on its width
+  whatever the correlation between languages. Rank bands follow the overall score's interval.
 - The overall score is the mean of the retrieval columns (T1, T2, T3 mono, T3 cross Recall@1) that
   have any result for the selection; a model missing one of them gets no overall score.
 """
@@ -17,10 +21,11 @@ How averages are computed (also stated on the pages):
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from evaluation.engine.registry import METRICS, TASKS, is_cross_lingual
+from leaderboard.coverage import OUTSIDE_NOTE, Coverage, is_outside
 from leaderboard.ranking import Estimate, rank_intervals, rank_label
 
 PAIR_MODES = ("both", "source")
@@ -68,6 +73,12 @@ def overall_keys() -> tuple[str, ...]:
 
 
 SPECIAL_SORTS = ("rank", "model", "params")
+OVERALL = "overall"
+
+
+def _use_interval(cell: Cell, interval: tuple[float, float] | None) -> None:
+    if interval is not None and not cell.missing:
+        cell.ci_low, cell.ci_high = interval
 
 
 @dataclass(frozen=True)
@@ -81,6 +92,7 @@ class RunInfo:
     kind: str = "dense"
     parameter_count: int | None = None
     dataset: str = ""
+    declared_languages: tuple[str, ...] = ()
 
     @property
     def is_published(self) -> bool:
@@ -96,6 +108,8 @@ class Cell:
     expected: int = 0
     note: str = ""
     best: bool = False
+    # Outside the model's declared languages: shown, greyed and labelled, never averaged.
+    outside: bool = False
 
     @property
     def missing(self) -> bool:
@@ -162,6 +176,7 @@ class OverviewRow:
     cells: dict[str, Cell]
     overall: Cell
     rank: tuple[int, int] | None = None
+    coverage: Coverage | None = None
 
     @property
     def rank_label(self) -> str:
@@ -236,26 +251,41 @@ def build_overview(
     *,
     sort: str | None = None,
     columns: Sequence[Column] | None = None,
+    expected_by_run: Mapping[int, Mapping[str, int]] | None = None,
+    intervals: Mapping[tuple[int, str], tuple[float, float]] | None = None,
+    coverage_by_run: Mapping[int, Coverage] | None = None,
 ) -> OverviewTable:
     """One row per run with a cell per column, overall score, rank interval and sort order.
 
     `aggregates` has one dict per (run_id, task, metric) with mean, n, ci_low, ci_high, n_ci over the
-    selected languages; `expected` is, per column key, how many of the selected languages (or pairs)
-    this benchmark version has results for at all.
+    languages each run is averaged over; `expected` is, per column key, how many of the selected
+    languages (or pairs) this benchmark version has results for at all, and `expected_by_run` the
+    same within each run's averaged languages. `intervals` replaces the interval of a cell, keyed by
+    (run id, column key or OVERALL), with a better one (the engine's joint bootstrap interval).
     """
     columns = overview_columns() if columns is None else columns
     by_key = {(row["run_id"], row["task"], row["metric"]): row for row in aggregates}
     overall = [key for key in overall_keys() if expected.get(key, 0) > 0]
+    intervals = intervals or {}
     rows = []
     for run in runs:
         cells = {}
+        # A model averaged over fewer languages than the selection expects fewer of them.
+        run_expected = (expected_by_run or {}).get(run.id, expected)
         for column in columns:
-            cell = cell_from_aggregate(by_key.get((run.id, column.task, column.metric)), expected.get(column.key, 0))
+            cell = cell_from_aggregate(
+                by_key.get((run.id, column.task, column.metric)),
+                run_expected.get(column.key, 0) if expected.get(column.key, 0) else 0,
+            )
             if cell.missing and cell.note == "not covered" and run.is_published and column.metric == "ece":
                 cell.note = "reference ECE not comparable"
+            if cell.missing and cell.note == "no results for this selection" and expected.get(column.key, 0):
+                cell.note = "no declared language selected"
+            _use_interval(cell, intervals.get((run.id, column.key)))
             cells[column.key] = cell
         total = mean_cell([cells[key] for key in overall]) if overall else Cell(note="no results")
-        rows.append(OverviewRow(run=run, cells=cells, overall=total))
+        _use_interval(total, intervals.get((run.id, OVERALL)))
+        rows.append(OverviewRow(run=run, cells=cells, overall=total, coverage=(coverage_by_run or {}).get(run.id)))
 
     ranked = [row for row in rows if not row.overall.missing]
     for row, interval in zip(ranked, rank_intervals([row.overall.estimate() for row in ranked]), strict=True):
@@ -369,15 +399,19 @@ def build_language_table(
                         value=row["value"], ci_low=row.get("ci_low"), ci_high=row.get("ci_high"), covered=1, expected=1
                     )
                 )
-        present = [cell for cell in cells if not cell.missing]
+            if is_outside(run.declared_languages, code):
+                cells[-1].outside = True
+                cells[-1].note = cells[-1].note or OUTSIDE_NOTE
+        averaged = [cell for cell in cells if not cell.outside]
+        present = [cell for cell in averaged if not cell.missing]
         mean = (
-            Cell(value=sum(c.value for c in present) / len(present), covered=len(present), expected=len(cells))  # type: ignore[misc]
+            Cell(value=sum(c.value for c in present) / len(present), covered=len(present), expected=len(averaged))  # type: ignore[misc]
             if present
-            else Cell(expected=len(cells), note="not covered")
+            else Cell(expected=len(averaged), note="not covered")
         )
         rows.append((run, cells, mean))
     for index in range(len(languages)):
-        mark_best((row[1][index] for row in rows), higher_is_better=higher_is_better)
+        mark_best((row[1][index] for row in rows if not row[1][index].outside), higher_is_better=higher_is_better)
     mark_best((row[2] for row in rows), higher_is_better=higher_is_better)
     return LanguageTable(metric=metric, languages=list(languages), rows=rows)
 

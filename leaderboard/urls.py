@@ -11,6 +11,7 @@ urlpatterns = [
     path("diagnostics/", views.diagnostics, name="diagnostics"),
     path("results/<int:run_id>/", views.run_detail, name="run_detail"),
     path("results/<int:run_id>/files/<str:name>", views.run_artefact, name="run_artefact"),
+    path("reproduce/", views.reproduce, name="reproduce"),
     path("results/<int:run_id>/artefacts.zip", views.run_artefact_archive, name="run_artefact_archive"),
     path("results/<int:run_id>/mteb.zip", views.run_mteb_export, name="run_mteb_export"),
     path("datasets/", views.dataset_list, name="dataset_list"),

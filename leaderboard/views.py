@@ -5,15 +5,19 @@ from __future__ import annotations
 import mimetypes
 from pathlib import PurePosixPath
 
+from django.conf import settings
+from django.core.cache import cache
 from django.core.files.storage import default_storage
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET
 
 from evaluation.engine.registry import TASKS
 from evaluation.models import Run
 from leaderboard import downloads, pages
+from leaderboard.cache import generation_key
 from leaderboard.diagnostics import diagnostics_page
+from leaderboard.reproduce_page import reproduce_page
 from leaderboard.responses import public_page
 
 
@@ -84,6 +88,19 @@ def dataset_detail(request: HttpRequest, dataset_id: int) -> HttpResponse:
     return public_page(
         request, f"dataset-{dataset_id}", "leaderboard/dataset_detail.html", lambda: pages.dataset_page(dataset_id)
     )
+
+
+@require_GET
+def reproduce(request: HttpRequest) -> HttpResponse:
+    """The paper's tables beside the files and our re-runs; `?format=json` lists every cell."""
+    if request.GET.get("format") == "json":
+        key = generation_key("reproduce", "json")
+        body = cache.get(key)
+        if body is None:
+            body = reproduce_page().context["json"]
+            cache.set(key, body, settings.PUBLIC_PAGE_CACHE_SECONDS)
+        return JsonResponse(body, json_dumps_params={"ensure_ascii": False})
+    return public_page(request, "reproduce", "leaderboard/reproduce.html", reproduce_page)
 
 
 @require_GET

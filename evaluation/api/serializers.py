@@ -5,6 +5,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from evaluation.engine.results import Details
+from evaluation.languages import TARGET_CODES
 from evaluation.models import Dataset, Run, Score
 from evaluation.preflight import InvalidModelReference, validate_reference
 from evaluation.redaction import public_log
@@ -95,6 +96,13 @@ class SubmissionCreateSerializer(serializers.Serializer):
     license = serializers.CharField(max_length=100, required=False, allow_blank=True, default="")
     parameter_count = serializers.IntegerField(min_value=1, required=False, allow_null=True, default=None)
     note = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
+    declared_languages = serializers.ListField(
+        child=serializers.ChoiceField(choices=list(TARGET_CODES)),
+        required=False,
+        default=list,
+        help_text='ISO 639-3 codes of the languages the model supports (e.g. ["hin", "urd"]); empty: all. '
+        "The leaderboard averages the model over these and marks its other cells.",
+    )
     trained_on_nirdesha = serializers.BooleanField(
         required=False, default=False, help_text="The model was trained or tuned on Nirdesha data (shown as a marker)."
     )
@@ -113,4 +121,6 @@ class SubmissionCreateSerializer(serializers.Serializer):
             raise serializers.ValidationError(str(exc)) from None
 
     def to_submission(self) -> Submission:
-        return Submission(**self.validated_data)
+        data = dict(self.validated_data)
+        chosen = set(data.pop("declared_languages", []) or [])
+        return Submission(**data, declared_languages=tuple(code for code in TARGET_CODES if code in chosen))

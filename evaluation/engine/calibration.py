@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize_scalar
 from scipy.special import expit
+from sklearn.model_selection import StratifiedGroupKFold
 
 N_BINS = 15
 
@@ -133,21 +134,38 @@ def apply_calibrator(name: str, calibrator, probabilities: np.ndarray, logits: n
     return calibrator.predict(probabilities if name == "hist" else logits)
 
 
+def calibration_folds(labels: np.ndarray, groups: np.ndarray | None, *, folds: int = 5, seed: int = 0) -> np.ndarray:
+    """The cross-validation fold of every sample: stratified by label, and grouped so that all
+    samples of one group (item) share a fold. No groups: every sample is its own group."""
+    labels = np.asarray(labels)
+    groups = np.arange(len(labels)) if groups is None else np.asarray(groups)
+    fold_of = np.full(len(labels), -1, dtype=np.int64)
+    n_splits = min(folds, len(np.unique(groups)))
+    if n_splits >= 2:
+        splitter = StratifiedGroupKFold(n_splits=n_splits, shuffle=True, random_state=seed)
+        for fold, (_, held_out) in enumerate(splitter.split(np.zeros(len(labels)), labels, groups)):
+            fold_of[held_out] = fold
+    return fold_of
+
+
 def choose_calibrator(
-    probabilities: np.ndarray, logits: np.ndarray, labels: np.ndarray, *, folds: int = 5, seed: int = 0
+    probabilities: np.ndarray,
+    logits: np.ndarray,
+    labels: np.ndarray,
+    *,
+    groups: np.ndarray | None = None,
+    folds: int = 5,
+    seed: int = 0,
 ) -> tuple[str, dict[str, float]]:
     """Pick the calibrator with the lower cross-validated ECE on the development split alone.
 
     In-sample ECE would always favour histogram binning (it fits the bins it is scored on), so each
-    calibrator is fitted on k−1 folds of dev and scored on the held-out fold.
+    calibrator is fitted on k−1 folds of dev and scored on the held-out fold. Folds are stratified by
+    label and, when `groups` (the item of each pair) is given, grouped by item: the pairs of one
+    persona share its embedding, so letting them fall on both sides of a fold would leak.
     """
     labels = np.asarray(labels)
-    rng = np.random.default_rng(seed)
-    fold_of = np.empty(len(labels), dtype=np.int64)
-    # Stratified folds: positives and negatives are dealt round-robin after a seeded shuffle.
-    for value in (0, 1):
-        members = rng.permutation(np.flatnonzero(labels == value))
-        fold_of[members] = np.arange(len(members)) % folds
+    fold_of = calibration_folds(labels, groups, folds=folds, seed=seed)
     scores: dict[str, float] = {}
     for name in CALIBRATORS:
         errors, sizes = [], []

@@ -30,6 +30,8 @@ from evaluation.engine.pairs import SPLITS, PairSet
 from evaluation.engine.registry import CLASSIFICATION_METRICS as T4_METRICS
 
 ECE_METRICS = ("ece", "ece_hist", "ece_temp", "ece_calibrated")
+# The name of the interval reported for ECE metrics (see evaluate_classifier), as the manifest states it.
+ECE_INTERVAL = "percentile interval shifted by the bootstrap bias estimate (not Efron's BC)"
 
 
 @dataclass
@@ -47,7 +49,14 @@ class ClassifierOutput:
 
 
 def fit_predict(
-    x_train: np.ndarray, y_train: np.ndarray, x_dev: np.ndarray, y_dev: np.ndarray, x_test: np.ndarray, *, seed: int
+    x_train: np.ndarray,
+    y_train: np.ndarray,
+    x_dev: np.ndarray,
+    y_dev: np.ndarray,
+    x_test: np.ndarray,
+    *,
+    seed: int,
+    dev_groups: np.ndarray | None = None,
 ) -> tuple[np.ndarray, dict[str, np.ndarray], str, dict[str, float], float]:
     """Fit on train, calibrate on dev, predict test. Test labels are not an argument."""
     classifier = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000, C=1.0, random_state=seed))
@@ -61,7 +70,7 @@ def fit_predict(
         calibrated[name] = apply_calibrator(name, calibrator, p_test, z_test)
         if name == "temp":
             temperature = calibrator.temperature
-    chosen, dev_scores = choose_calibrator(p_dev, z_dev, np.asarray(y_dev), seed=seed)
+    chosen, dev_scores = choose_calibrator(p_dev, z_dev, np.asarray(y_dev), groups=dev_groups, seed=seed)
     return p_test, calibrated, chosen, dev_scores, temperature
 
 
@@ -76,12 +85,15 @@ def evaluate_classifier(
     *,
     seed: int,
     n_resamples: int = bootstrap.DEFAULT_RESAMPLES,
+    dev_groups: np.ndarray | None = None,
 ) -> ClassifierOutput:
     """Fit, calibrate, and score on test with bootstrap samples resampling test ITEMS (groups).
 
     The three pairs of an item share its persona, so they are resampled together (cluster bootstrap).
     """
-    p_test, calibrated, chosen, dev_scores, temperature = fit_predict(x_train, y_train, x_dev, y_dev, x_test, seed=seed)
+    p_test, calibrated, chosen, dev_scores, temperature = fit_predict(
+        x_train, y_train, x_dev, y_dev, x_test, seed=seed, dev_groups=dev_groups
+    )
     output = ClassifierOutput(p_test, calibrated, chosen, dev_scores, temperature)
     y = np.asarray(y_test)
     output.metrics = {
@@ -108,8 +120,10 @@ def evaluate_classifier(
     output.boot = {metric: np.concatenate(samples) for metric, samples in boot.items()}
     for metric in ECE_METRICS:
         # A binned ECE of a resample is biased upward (|noise| adds up over bins), so its resamples
-        # can all lie above the estimate. Shifting them by the bootstrap bias estimate, mean(θ*) − θ̂,
-        # gives the bias-corrected percentile interval, centred where the estimate is.
+        # can all lie above the estimate. The resamples are shifted by the bootstrap bias estimate,
+        # mean(θ*) − θ̂, so the reported interval is the percentile interval shifted by the bootstrap
+        # bias (ECE_INTERVAL). That is not Efron's bias-corrected (BC) percentile interval, which
+        # moves the percentile levels by z0 = Φ⁻¹(share of θ* below θ̂) instead of moving the values.
         samples = output.boot[metric]
         output.boot[metric] = samples - (np.nanmean(samples) - output.metrics[metric])
     output.reliability = {
@@ -134,4 +148,5 @@ def evaluate_pair_set(
         pairs.anchor_rows[masks["test"]],
         seed=seed,
         n_resamples=n_resamples,
+        dev_groups=pairs.anchor_rows[masks["dev"]],
     )

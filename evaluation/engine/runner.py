@@ -33,6 +33,7 @@ import numpy as np
 
 from evaluation.engine import DEFAULT_SEED, ENGINE_VERSION, bootstrap
 from evaluation.engine.backends import Backend, EncodeStats, TextSet
+from evaluation.engine.classification import ECE_INTERVAL
 from evaluation.engine.diagnostics import script_aggregates
 from evaluation.engine.errors import DatasetError
 from evaluation.engine.registry import CROSS_LINGUAL_TASKS, TASK_IDS, TASKS
@@ -365,7 +366,7 @@ def build_manifest(
             "resamples": n_resamples,
             "confidence": bootstrap.CONFIDENCE,
             "unit": "query (item); T4: test item with its three pairs",
-            "interval": "percentile; ECE metrics: percentile shifted by the bootstrap bias estimate",
+            "interval": f"percentile; ECE metrics: {ECE_INTERVAL}",
         },
         "dataset": {
             "name": corpus.name,

@@ -13,7 +13,7 @@ class EmbeddingModelSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = EmbeddingModel
-        fields = ["id", "name", "display_name", "label", "kind", "license", "parameter_count"]
+        fields = ["id", "name", "display_name", "label", "kind", "license", "parameter_count", "declared_languages"]
 
 
 class DatasetBriefSerializer(serializers.ModelSerializer):

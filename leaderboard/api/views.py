@@ -122,6 +122,12 @@ LEADERBOARD_PARAMETERS = [
     OpenApiParameter("script", OpenApiTypes.STR, many=True, description="ISO 15924 script codes"),
     OpenApiParameter("family", OpenApiTypes.STR, many=True, description="language families"),
     OpenApiParameter("pairs", OpenApiTypes.STR, enum=["both", "source"], description="which cross-lingual pairs count"),
+    OpenApiParameter(
+        "common",
+        OpenApiTypes.BOOL,
+        description="average every model over the selected languages all shown models declare (default: each "
+        "model over the selected languages it declares)",
+    ),
     OpenApiParameter("origin", OpenApiTypes.STR, enum=["published", "rerun"]),
     OpenApiParameter("kind", OpenApiTypes.STR, enum=["dense", "lexical"]),
     OpenApiParameter("size", OpenApiTypes.STR, enum=["small", "base", "large", "unknown"]),
@@ -152,7 +158,14 @@ class LeaderboardViewSet(viewsets.ViewSet):
             "languages": context["languages"],
             "pairs": context["pair_mode"],
             "errors": context["errors"],
-            "averaging": "mean over the selected languages each model covers; missing languages are not zeros",
+            "averaging": (
+                "mean over the selected languages every shown model declares (common languages only)"
+                if context.get("common")
+                else "mean over the selected languages each model declares (all when it declares none), as in "
+                "the paper; languages without results are left out, never zeros"
+            ),
+            "intervals": "re-runs: the engine's joint bootstrap of the average; published Recall@k: Wilson 95% "
+            "from the published value and the pool size, averages carrying the mean of those bounds",
             "rows": [dict(zip(table.headers, row, strict=True)) for row in table.rows],
         }
 

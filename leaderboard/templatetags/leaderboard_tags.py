@@ -45,6 +45,12 @@ def score_cell(cell: Cell, show_ci: bool = True, show_coverage: bool = True) -> 
         note = escape(cell.note or "not covered")
         short = escape(SHORT_NOTES.get(cell.note, cell.note or "not covered"))
         return mark_safe(f'<td class="missing" title="{note}">—<span class="why">, {short}</span></td>')
+    if cell.outside:
+        # Shown, greyed and labelled; never part of the model's average.
+        return mark_safe(
+            f'<td class="outside" title="{escape(cell.note)}">{percent(cell.value)}'
+            '<span class="why"> not declared</span></td>'
+        )
     parts = ['<td class="best">' if cell.best else "<td>", percent(cell.value)]
     if show_ci and cell.has_ci:
         parts.append(f' <span class="ci">[{percent(cell.ci_low)}, {percent(cell.ci_high)}]</span>')

@@ -6,6 +6,7 @@ import pytest
 from evaluation.engine.calibration import (
     HistogramBinning,
     TemperatureScaling,
+    calibration_folds,
     choose_calibrator,
     expected_calibration_error,
     reliability_bins,
@@ -84,3 +85,21 @@ def test_it_chooses_the_calibrator_by_cross_validation_on_dev():
     assert chosen == "hist"
     assert scores["hist"] < scores["temp"] - 0.02
     assert choose_calibrator(probabilities, logits, labels, seed=0) == (chosen, scores)
+
+
+def test_it_keeps_the_pairs_of_one_item_in_one_calibration_fold():
+    rng = np.random.default_rng(3)
+    # Three pairs per item (one compatible, two not), as in the frozen pair set.
+    items = np.repeat(np.arange(200), 3)
+    labels = np.tile([1, 0, 0], 200)
+    folds = calibration_folds(labels, items, folds=5, seed=0)
+    assert set(folds.tolist()) == {0, 1, 2, 3, 4}
+    for item in range(200):
+        assert len(set(folds[items == item].tolist())) == 1
+    # Still stratified: every fold holds about a third positives.
+    for fold in range(5):
+        assert abs(labels[folds == fold].mean() - 1 / 3) < 0.05
+    probabilities = rng.random(600)
+    logits = np.log(probabilities) - np.log1p(-probabilities)
+    chosen, scores = choose_calibrator(probabilities, logits, labels, groups=items, seed=0)
+    assert chosen in scores and all(np.isfinite(list(scores.values())))

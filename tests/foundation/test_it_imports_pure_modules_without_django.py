@@ -18,6 +18,9 @@ PURE_MODULES = [
     "leaderboard.tables",
     "leaderboard.ranking",
     "leaderboard.plots",
+    "leaderboard.coverage",
+    "leaderboard.reproduce",
+    "leaderboard.intervals",
     "annotation.agreement",
     "annotation.sampling",
 ]

@@ -30,8 +30,8 @@ def test_it_reproduces_the_published_averages(published_dir, django_capture_on_c
         call_command("import_published_results", str(published_dir), stdout=out, stderr=err)
 
     assert "8 runs created" in out.getvalue()
-    # The one file labelled 'all' instead of a language is reported, not guessed.
-    assert "distiluse-base-multilingual-cased-v2-all-dev_test" in err.getvalue()
+    # The one file labelled 'all' instead of a language is imported as published, not skipped.
+    assert "Skipped" not in err.getvalue()
     assert current_generation() > generation, "the import must invalidate cached pages"
     assert average("intfloat/multilingual-e5-large-instruct", "t1") == (27.4, 12)
     assert average("intfloat/multilingual-e5-large-instruct", "t2") == (20.7, 132)
@@ -58,6 +58,31 @@ def test_it_reproduces_the_published_averages(published_dir, django_capture_on_c
     assert t4.filter(metric="auroc").values("source").distinct().count() == 12
     assert distiluse.runs.get().scores.filter(task="t4", metric="auroc").count() == 11
     assert not Score.objects.filter(metric="ece").exists()
+
+
+def test_it_keeps_every_t4_block_of_every_file_and_the_declared_languages(published_dir):
+    call_command("import_published_results", str(published_dir), verbosity=0)
+    distiluse = Run.objects.get(model__name="sentence-transformers/distiluse-base-multilingual-cased-v2")
+    blocks = distiluse.details["t4_published"]
+    # DistilUSE has T4: its 11 per-language files and its pooled 'all' file, the one the paper's Table 7 prints.
+    assert sorted(blocks) == sorted(
+        ["all", "asm", "ben", "guj", "hin", "kan", "mal", "mar", "ory", "pan", "tam", "tel"]
+    )
+    pooled = blocks["all"]
+    assert pooled["file"] == "distiluse-base-multilingual-cased-v2-all-dev_test-20251005T105856Z.json"
+    for split in ("dev", "test"):
+        assert set(pooled[split]) == {"base", "calibrated", "ece_base", "ece_calibrated"}
+        assert set(pooled[split]["base"]) == {"auroc", "auprc", "accuracy"}
+    # Table 7, DistilUSE test: AUROC 71.0, Acc (calibrated) 66.1, ECEcal 0.199.
+    assert round(100 * pooled["test"]["base"]["auroc"], 1) == 71.0
+    assert round(100 * pooled["test"]["calibrated"]["accuracy"], 1) == 66.1
+    assert round(pooled["test"]["ece_calibrated"], 3) == 0.199
+    for run in Run.objects.all():
+        assert len(run.details["t4_published"]) == 12
+    declared = dict(EmbeddingModel.objects.values_list("name", "declared_languages"))
+    assert declared["sentence-transformers/paraphrase-xlm-r-multilingual-v1"] == ["guj", "hin", "mar", "urd"]
+    assert declared["sentence-transformers/paraphrase-multilingual-mpnet-base-v2"] == ["guj", "hin", "mar", "urd"]
+    assert len(declared["BAAI/bge-m3"]) == 12
     assert Score.objects.filter(value__lt=0).count() == 0 and Score.objects.filter(value__gt=1).count() == 0
 
 

@@ -113,3 +113,14 @@ def test_it_lets_the_submitter_cancel_and_only_staff_requeue(dataset, tiny_model
 
 def _model(folder):
     return EmbeddingModel.objects.create(name=str(folder), is_local=True)
+
+
+def test_it_records_the_languages_a_submitter_declares(dataset, tiny_model):
+    client = token_client(make_admin())
+    bad = client.post(LIST, {"model": str(tiny_model), "declared_languages": ["hin", "xyz"]}, format="json")
+    assert bad.status_code == 400 and "declared_languages" in bad.json()
+    assert not Run.objects.exists()
+    response = client.post(LIST, {"model": str(tiny_model), "declared_languages": ["urd", "hin"]}, format="json")
+    assert response.status_code == 201, response.content
+    # Stored in the benchmark's language order, whatever order they were sent in.
+    assert EmbeddingModel.objects.get(name=str(tiny_model)).declared_languages == ["hin", "urd"]

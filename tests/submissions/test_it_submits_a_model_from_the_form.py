@@ -140,3 +140,12 @@ def test_it_says_when_the_hub_cannot_be_reached(settings, monkeypatch, dataset):
     assert response.status_code == 200
     assert "Cannot reach the Hugging Face Hub right now; please try again later." in response.content.decode()
     assert not Run.objects.exists() and not EmbeddingModel.objects.exists()
+
+
+def test_it_records_the_languages_ticked_on_the_form(dataset, tiny_model):
+    client = signed_in(make_admin())
+    page = client.get(URL).content.decode()
+    assert 'name="declared_languages" value="urd"' in page and "Supported languages" in page
+    response = client.post(URL, {"model": str(tiny_model), "declared_languages": ["mar", "guj"]})
+    assert response.status_code == 302
+    assert EmbeddingModel.objects.get(name=str(tiny_model)).declared_languages == ["guj", "mar"]

@@ -29,6 +29,8 @@ class Command(BaseCommand):
             raise CommandError(f"Nothing was imported.\n{error}") from error
         for name in summary.skipped_files:
             self.stdout.write(f"Skipped {name}: not named after a benchmark language.")
+        for note in summary.unreadable_texts:
+            self.stderr.write(self.style.WARNING(f"Text not read (ratings imported by id): {note}"))
         for language in summary.languages:
             self.stdout.write(
                 f"{language.language}: {language.items} items, {language.created} ratings added, "

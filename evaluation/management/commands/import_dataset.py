@@ -7,7 +7,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from evaluation.dataset_files import DEFAULT_MAX_PROBLEMS, DatasetFileError
+from evaluation.dataset_files import DEFAULT_MAX_PROBLEMS, ON_ERROR_CHOICES, DatasetFileError
 from evaluation.engine.errors import HubUnreachableError
 from evaluation.importing import DEFAULT_BATCH_SIZE, HUB_PREFIX, ImportRefused, fetch_from_hub, import_dataset
 
@@ -40,6 +40,14 @@ class Command(BaseCommand):
         parser.add_argument("--demo", action="store_true", help="Mark the dataset as a demo sample.")
         parser.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE)
         parser.add_argument("--max-errors", type=int, default=DEFAULT_MAX_PROBLEMS, help="Stop after this many.")
+        parser.add_argument(
+            "--on-error",
+            choices=ON_ERROR_CHOICES,
+            default="fail",
+            help="A bad row: fail the import (default), skip it, or repair it where that is unambiguous (a "
+            "complete JSON object followed by stray characters). Skipped and repaired rows are recorded in "
+            "the dataset card and change the version's content hash.",
+        )
         parser.add_argument(
             "--writer",
             choices=["auto", "bulk_create", "copy"],
@@ -75,6 +83,7 @@ class Command(BaseCommand):
                 batch_size=int(options["batch_size"]),
                 max_problems=int(options["max_errors"]),
                 writer=options["writer"],
+                on_error=options["on_error"],
                 progress=lambda total: tqdm(total=total, unit=" rows", disable=verbosity < 1, desc="Importing"),
             )
         except (DatasetFileError, ImportRefused, HubUnreachableError) as error:

@@ -56,7 +56,9 @@ class Command(BaseCommand):
         validation = shared / "nirdesha-validation"
         published = shared / "published-results"
         if validation.is_dir():
-            call_command("import_dataset", str(validation), stdout=self.stdout, stderr=self.stderr)
+            # The reference's published validation files hold a row with stray characters after its
+            # JSON object; repairing it (and recording that) keeps every language's items.
+            call_command("import_dataset", str(validation), on_error="repair", stdout=self.stdout, stderr=self.stderr)
             call_command("import_judgements", str(validation), stdout=self.stdout, stderr=self.stderr)
         if published.is_dir():
             if Run.objects.published().finished().exists():

@@ -1,0 +1,73 @@
+"""The interval of a re-run's average over some of its languages, from what the run stored.
+
+The rule lives in leaderboard.intervals (pure); this module only reads the run's stored averages and,
+when the average spans fewer units than the engine averaged, its per-query rank files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from django.core.files.storage import default_storage
+
+from evaluation.engine import bootstrap
+from evaluation.models import Run
+from leaderboard.intervals import (
+    joint_interval_of_means,
+    joint_samples_from_ranks,
+    stored_joint_interval,
+)
+
+Unit = tuple[str, "str | None"]
+
+
+def _load_ranks(path: str) -> tuple[np.ndarray, np.ndarray] | None:
+    if not default_storage.exists(path):
+        return None
+    with default_storage.open(path) as handle:
+        arrays = np.load(handle)
+        return np.asarray(arrays["query_item_ids"]), np.asarray(arrays["ranks"])
+
+
+def _samples(run: Run, task: str, metric: str, units: Sequence[Unit]) -> np.ndarray | None:
+    """The resamples of the run's mean of `metric` over `units`, recomputed from its rank files."""
+    details = run.details or {}
+    paths = {(entry["task"], entry["source"], entry["target"]): entry["path"] for entry in details.get("ranks", [])}
+    if not units or any((task, source, target) not in paths for source, target in units):
+        return None
+    loaded = [_load_ranks(paths[(task, source, target)]) for source, target in units]
+    if any(found is None for found in loaded):
+        return None
+    order = loaded[0][0]  # type: ignore[index]
+    if any(not np.array_equal(found[0], order) for found in loaded):  # type: ignore[index]
+        return None
+    manifest = run.manifest or {}
+    seed = int(manifest.get("seed", 0))
+    resamples = int((manifest.get("bootstrap") or {}).get("resamples", bootstrap.DEFAULT_RESAMPLES))
+    try:
+        ranks = [found[1] for found in loaded]  # type: ignore[index]
+        return joint_samples_from_ranks(ranks, metric, seed=seed, n_resamples=resamples)
+    except KeyError:
+        return None
+
+
+def joint_average_interval(run: Run, task: str, metric: str, units: Sequence[Unit]) -> tuple[float, float] | None:
+    """The joint bootstrap interval of `run`'s mean of `metric` over `units` ((source, target) of `task`).
+
+    The engine's stored interval when the average spans all the run's units, else recomputed from
+    its rank files; None when the run has neither (a published run, or not a retrieval metric)."""
+    stored = stored_joint_interval((run.details or {}).get("averages"), task, metric, len(units))
+    if stored is not None:
+        return stored
+    samples = _samples(run, task, metric, units)
+    return None if samples is None else bootstrap.percentile_interval(samples)
+
+
+def joint_overall_interval(run: Run, groups: Sequence[tuple[str, str, Sequence[Unit]]]) -> tuple[float, float] | None:
+    """The joint interval of the mean of several averages ((task, metric, units) each): the overall
+    score. The engine draws the same items for every task, so the resamples average across tasks."""
+    samples = [_samples(run, task, metric, units) for task, metric, units in groups]
+    if any(found is None for found in samples):
+        return None
+    return joint_interval_of_means(samples)  # type: ignore[arg-type]
