@@ -29,6 +29,8 @@ def paper_model_facts() -> dict[str, dict]:
     """Hub id → the facts the data file gives for it, with parameters and fp16 memory from the catalogue."""
     data = json.loads(PAPER_FACTS_FILE.read_text(encoding="utf-8"))
     parameters = {entry.name: entry.parameter_count for entry in CATALOGUE}
+    # Declared languages have one source, the catalogue, which the paper's averages are checked against.
+    declared = {entry.name: list(entry.declared_languages) for entry in CATALOGUE}
     facts: dict[str, dict] = {}
     for entry in data["models"]:
         name = entry["name"]
@@ -36,7 +38,7 @@ def paper_model_facts() -> dict[str, dict]:
             "embedding_dimension": entry["embedding_dimension"],
             "max_tokens": entry["max_tokens"],
             "license": entry["license"],
-            "declared_languages": list(entry["declared_languages"]),
+            "declared_languages": declared.get(name, []),
             "release_date": date.fromisoformat(entry["release_date"]),
             "parameter_count": parameters.get(name),
             "memory_bytes_fp16": fp16_bytes(parameters.get(name)),
