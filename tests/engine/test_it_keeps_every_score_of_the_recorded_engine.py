@@ -11,6 +11,8 @@ from tests.engine.reference_outputs import load, outputs, validation_corpus
 
 pytestmark = pytest.mark.slow
 
+INTENDED_CHANGES = frozenset({"ece_calibrated"})
+
 
 @pytest.fixture(scope="module")
 def corpus():
@@ -25,7 +27,10 @@ def test_it_gives_every_recorded_score_to_1e_6(which, corpus, tmp_path):
     # Tasks added since the recording (T5) bring their own rows; every recorded row must be there.
     assert actual["texts_total"] >= expected["texts_total"]
     rows = {tuple(row[:4]): row[4:] for row in actual["scores"]}
-    recorded = {tuple(row[:4]): row[4:] for row in expected["scores"]}
+    # Issue 10 changed one figure on purpose: the calibrator is now chosen with folds grouped by item
+    # (a persona's pairs never on both sides of a fold), which can pick the other calibrator and so
+    # move ECE after calibration. Every other recorded figure must stay as it was.
+    recorded = {tuple(row[:4]): row[4:] for row in expected["scores"] if row[3] not in INTENDED_CHANGES}
     assert set(recorded) <= set(rows)
     keys = sorted(recorded, key=str)
     np.testing.assert_allclose(
