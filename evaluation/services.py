@@ -43,6 +43,7 @@ from evaluation.engine.backends import EncodeStats, LexicalBackend, load_backend
 from evaluation.engine.encoders import ResolvedModel, pinned_model, resolve_model
 from evaluation.engine.errors import ModelNotFoundError
 from evaluation.engine.lexical import LEXICAL_NAMES
+from evaluation.engine.registry import TASKS
 from evaluation.engine.results import Details, Manifest, RunResult, ScoreRow, render_document
 from evaluation.engine.runner import Corpus, build_corpus, evaluate, plan_tasks, text_sets_for
 from evaluation.models import EmbeddingModel, Item, Run, Score
@@ -231,9 +232,11 @@ def execute_run(
     result.manifest.dataset["id"] = run.dataset_id
     result.manifest.run_id = run.pk
     _write_results(run, result)
-    digests = (result.manifest.task_blocks.get("t4") or {}).get("pair_set_digests")
-    if digests:
-        run.dataset.record_pair_set_digests(DEFAULT_SEED, digests)
+    # The frozen pair sets of the classification tasks are recorded on the dataset card once built.
+    for spec in TASKS.values():
+        digests = (result.manifest.task_blocks.get(spec.id) or {}).get("pair_set_digests")
+        if spec.kind == "classification" and digests:
+            run.dataset.record_pair_set_digests(DEFAULT_SEED, digests)
 
 
 def stored_result(run: Run) -> RunResult:

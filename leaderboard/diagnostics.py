@@ -1,4 +1,4 @@
-"""The diagnostics page: the multi-reference figures (task "multi") per model and language, side by side.
+"""The diagnostics page: the multi-reference figures per model and language, side by side.
 
 A page builder like those in leaderboard.pages, kept in its own module; the metrics, their labels,
 directions and formats come from the registry.
@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from django.http import QueryDict
 
-from evaluation.engine.registry import metric, task
+from evaluation.engine.registry import TASKS, metric, task
 from evaluation.models import Score
 from leaderboard.pages import ExportTable, Page, _filters_context, resolve_selection
 from leaderboard.tables import build_language_table
 
-DIAGNOSTICS_TASK = "multi"
+DIAGNOSTICS_TASK = next(spec.id for spec in TASKS.values() if spec.kind == "diagnostics")
 # The three figures that compare models; Max@R itself (a rank, in documents) stays on the run pages.
 SHOWN = ("english_preference", "max@r_norm", "complete@10")
 

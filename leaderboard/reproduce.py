@@ -283,8 +283,7 @@ def _average_lookup(doc: dict, table_id: str) -> dict[str, str]:
 
 def _per_source_table(table: dict, doc: dict, sources: Sources) -> list[ReproCell]:
     languages = _languages(doc)
-    summary_table = {"t2": "4", "t3x": "6"}[table["task"]]
-    summary = _average_lookup(doc, summary_table)
+    summary = _average_lookup(doc, table["summary_table"])
     cells = []
     for row in table["rows"]:
         model, metric, task = row["model"], row["metric"], table["task"]
@@ -303,7 +302,7 @@ def _per_source_table(table: dict, doc: dict, sources: Sources) -> list[ReproCel
                 notes.append(f"paper's Table {table['table']} disagrees with its files ({what}: {computed:.2f})")
             if language == "avg" and model in summary and summary[model] != text:
                 notes.append(
-                    f"paper's Table {table['table']} average {text} disagrees with its Table {summary_table} "
+                    f"paper's Table {table['table']} average {text} disagrees with its Table {table['summary_table']} "
                     f"({summary[model]})"
                 )
             cells.append(_cell(table["table"], model, language, metric, text, value, rerun_value, notes))

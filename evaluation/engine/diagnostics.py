@@ -1,6 +1,6 @@
 """Diagnostics beyond the four tasks: the multi-reference pool and script-family aggregates.
 
-Multi-reference pool (task "multi"), for each language L with English originals present: the pool D
+Multi-reference pool (the registry's diagnostics task), for each language L with English originals present: the pool D
 holds the instructions of L AND their English originals (|D| = 2n), a persona of L has two golds R
 (its instruction in L and in English, |R| = 2), and per query
 
