@@ -8,6 +8,7 @@ from pathlib import PurePosixPath
 
 from django.core.files.storage import default_storage
 
+from evaluation.engine.results import ScoreRow
 from evaluation.models import Run, Score
 from leaderboard import mteb_export, pages
 
@@ -32,10 +33,10 @@ def run_facts(run: Run) -> mteb_export.RunFacts:
 
 def mteb_archive(run: Run) -> bytes:
     rows = (
-        mteb_export.ScoreRow(task, source, target, metric, value)
-        for task, source, target, metric, value in Score.objects.for_run(run)
+        ScoreRow(task, source, target, metric, value, ci_low, ci_high)
+        for task, source, target, metric, value, ci_low, ci_high in Score.objects.for_run(run)
         .order_by("task", "source_id", "target_id", "metric")
-        .values_list("task", "source_id", "target_id", "metric", "value")
+        .values_list("task", "source_id", "target_id", "metric", "value", "ci_low", "ci_high")
     )
     return mteb_export.archive(run_facts(run), rows)
 

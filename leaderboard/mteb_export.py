@@ -20,21 +20,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from evaluation.engine.registry import TASKS
+from evaluation.engine.results import ScoreRow
 from evaluation.languages import BY_CODE
 
 MTEB_FORMAT_VERSION = "2.26.24"
 SPLIT = "test"
 # Task names in MTEB's CamelCase style, derived from the registry.
 MTEB_TASK_NAMES = {task_id: f"Nirdesha{spec.short_title.replace(' ', '')}" for task_id, spec in TASKS.items()}
-
-
-@dataclass(frozen=True)
-class ScoreRow:
-    task: str
-    source: str
-    target: str | None
-    metric: str
-    value: float
 
 
 @dataclass(frozen=True)
