@@ -146,7 +146,9 @@ def import_published_results(
             run.finished_at = now
             run.manifest = {
                 "origin": "published",
-                "source": str(root),
+                # The folder's name only: its absolute path is a server detail, and it made the page
+                # differ between checkouts.
+                "source": Path(root).name,
                 "files": results.files,
                 "dataset": {"name": dataset.name, "version": dataset.version, "pool_size": dataset.pool_size},
                 "model": {

@@ -63,7 +63,7 @@ def test_it_names_a_local_model_by_its_folder_not_the_servers_path(client):
     assert "--model ./my-encoder" in command and "/srv/models" not in page.split("<h2>Scores</h2>")[0]
 
 
-def test_it_describes_a_published_run(client, published):
+def test_it_describes_a_published_run(client, published, published_dir):
     run = Run.objects.get(model__name="sentence-transformers/distiluse-base-multilingual-cased-v2")
     page = client.get(reverse("leaderboard:run_detail", args=[run.pk])).content.decode()
     assert "(the published results have none)" in page
@@ -71,6 +71,9 @@ def test_it_describes_a_published_run(client, published):
     # The pooled 'all' T4 file, the one the paper's Table 7 reports, is kept with every other T4 file.
     assert "distiluse-base-multilingual-cased-v2-all-dev_test" in page and "pooled “all” file" in page
     assert "configs/prod_t41.yaml" in page  # provenance from the reference files
+    # Where the files lay on the server is not the public's business: the folder's name is enough.
+    assert "<dt>source</dt><dd>published-results</dd>" in page
+    assert str(published_dir.parent) not in page
     rows = list(csv.DictReader(io.StringIO(client.get(f"/results/{run.pk}/?format=csv").content.decode())))
     assert len(rows) == run.scores.count()
 
