@@ -60,15 +60,26 @@ SCRIPT_RANGES: dict[str, tuple[tuple[int, int], ...]] = {
 DATASET_FILE_PATTERN = re.compile(r"^nirdesha_(?P<code>[a-z]{3})_(?P<script>[A-Z][a-z]{3})\.jsonl$")
 
 
+# One character class per script: the regular expression engine counts letters in C, about a
+# thousand times faster than testing every character against every range in Python.
+_SCRIPT_PATTERNS: dict[str, re.Pattern[str]] = {
+    script: re.compile("[" + "".join(f"{re.escape(chr(low))}-{re.escape(chr(high))}" for low, high in ranges) + "]")
+    for script, ranges in SCRIPT_RANGES.items()
+}
+
+
 def dominant_script(text: str) -> str | None:
-    """The script with the most letters in `text`, or None when it has no letters of a known script."""
-    counts: dict[str, int] = {}
-    for char in text:
-        point = ord(char)
-        for script, ranges in SCRIPT_RANGES.items():
-            if any(low <= point <= high for low, high in ranges):
-                counts[script] = counts.get(script, 0) + 1
-                break
-    if not counts:
+    """The script with the most letters in `text`, or None when it has no letters of a known script.
+
+    A tie goes to the script whose first letter comes first in the text.
+    """
+    found: list[tuple[int, int, str]] = []
+    for script, pattern in _SCRIPT_PATTERNS.items():
+        first = pattern.search(text)
+        if first is not None:
+            found.append((first.start(), len(pattern.findall(text, first.start())), script))
+    if not found:
         return None
-    return max(counts.items(), key=lambda pair: pair[1])[0]
+    found.sort()
+    # max() keeps the first of equal counts, and `found` is in order of each script's first letter.
+    return max(found, key=lambda entry: entry[1])[2]

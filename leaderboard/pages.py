@@ -59,7 +59,6 @@ def paper_table(number: str) -> dict:
     return next(table for table in load_paper_tables()["tables"] if table["table"] == number)
 
 
-ARTEFACT_SUFFIXES = (".npy", ".npz", ".json", ".csv", ".jsonl", ".log", ".txt")
 CALIBRATORS = {"hist": "histogram binning", "temp": "temperature scaling", "temperature": "temperature scaling"}
 
 
@@ -835,31 +834,13 @@ def reproduce_command(run: Run) -> str:
 
 
 def artefacts(run: Run) -> dict[str, str]:
-    """Downloadable artefact files listed in run.details, keyed by a name used in the URL.
-
-    The engine lists per-query rank files as details["ranks"] = [{task, source, target, path}];
-    other path-valued entries under "artefacts" are offered too.
-    """
+    """The per-query rank files the engine listed in the run's details, keyed by the name used in URLs
+    ("ranks-t1-hin", "ranks-t2-hin-ben")."""
     found: dict[str, str] = {}
-    details = run.details or {}
-
-    def collect(prefix: str, value) -> None:
-        if isinstance(value, str) and value.endswith(ARTEFACT_SUFFIXES):
-            found[prefix] = value
-        elif isinstance(value, dict) and isinstance(value.get("path"), str) and value.get("task"):
-            parts = [value["task"], value.get("source"), value.get("target")]
-            collect("ranks-" + "-".join(str(part) for part in parts if part), value["path"])
-        elif isinstance(value, dict):
-            for key, inner in value.items():
-                collect(f"{prefix}-{key}" if prefix else str(key), inner)
-        elif isinstance(value, list):
-            for position, inner in enumerate(value):
-                collect(f"{prefix}-{position}", inner)
-
-    for key in ("ranks", "artefacts", "artifacts"):
-        if key in details:
-            collect(key, details[key])
-    return {key.replace("/", "-").replace(" ", "-"): found[key] for key in sorted(found)}
+    for entry in Details.from_dict(run.details).ranks:
+        name = "-".join(part for part in ("ranks", entry.task, entry.source, entry.target) if part)
+        found[name.replace("/", "-").replace(" ", "-")] = entry.path
+    return dict(sorted(found.items()))
 
 
 def tokenizer_coverage(details: dict) -> tuple[list[str], list[tuple[str, list]]]:

@@ -2,12 +2,44 @@
 
 Worker processes started by tests load these settings too. They inherit NIRDESHA_TEST_RUN_ID from
 the test process, so both sides agree on the SQLite file, the embedded broker folder and the cache.
+
+The suite may run in several processes with pytest-xdist (`-n 2`). Each of its workers (named by
+PYTEST_XDIST_WORKER, which the processes a test starts inherit as well) gets a var folder and Redis
+databases of its own, and pytest-django gives it its own test database, so that one worker's
+`cache.clear()` or queued messages never reach another's tests.
 """
 
 import os
+import re
 
-from config.settings.base import *  # noqa: F403
-from config.settings.base import CELERY_BROKER_URL, DATABASES, VAR_DIR
+
+def _redis_database_of_worker(url: str, worker: str) -> str:
+    """The URL moved to Redis databases of the xdist worker's own: gw0 adds 3, gw1 adds 6, and so on.
+
+    The suite's own URLs use databases 0–2 (broker, results, cache); Redis has 16 by default.
+    """
+    match = re.fullmatch(r"(rediss?://[^/]*)/(\d+)", url)
+    if not match:
+        return url
+    database = int(match.group(2)) + 3 * (int(worker.removeprefix("gw")) + 1)
+    if database > 15:
+        raise RuntimeError(f"pytest-xdist worker {worker} would need Redis database {database}; use at most -n 4")
+    return f"{match.group(1)}/{database}"
+
+
+# The environment is rewritten once, in the xdist worker itself, before the base settings read it:
+# the processes its tests start (Celery workers, health checks) inherit the rewritten values and
+# the marker, so they use the same databases and never move them a second time.
+XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+if XDIST_WORKER and os.environ.get("NIRDESHA_TEST_WORKER") != XDIST_WORKER:
+    for _name in ("CELERY_BROKER_URL", "CELERY_RESULT_BACKEND", "CACHE_URL", "REDIS_URL"):
+        if os.environ.get(_name):
+            os.environ[_name] = _redis_database_of_worker(os.environ[_name], XDIST_WORKER)
+    os.environ["NIRDESHA_TEST_RUN_ID"] = f"{os.environ.get('NIRDESHA_TEST_RUN_ID', os.getpid())}-{XDIST_WORKER}"
+    os.environ["NIRDESHA_TEST_WORKER"] = XDIST_WORKER
+
+from config.settings.base import *  # noqa: E402, F403
+from config.settings.base import CELERY_BROKER_URL, DATABASES, VAR_DIR  # noqa: E402
 
 TEST_RUN_ID = os.environ.setdefault("NIRDESHA_TEST_RUN_ID", str(os.getpid()))
 TEST_VAR_DIR = VAR_DIR / "test-runs" / TEST_RUN_ID

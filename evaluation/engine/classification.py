@@ -28,8 +28,10 @@ from evaluation.engine.calibration import (
 from evaluation.engine.metrics import weighted_accuracy, weighted_auroc, weighted_average_precision
 from evaluation.engine.pairs import SPLITS, PairSet
 from evaluation.engine.registry import CLASSIFICATION_METRICS as T4_METRICS
+from evaluation.engine.registry import METRICS
 
-ECE_METRICS = ("ece", "ece_hist", "ece_temp", "ece_calibrated")
+# The metrics whose bootstrap resamples are shifted by the bias estimate (the registry's biased_estimate).
+ECE_METRICS = tuple(metric for metric in T4_METRICS if METRICS[metric].biased_estimate)
 # The name of the interval reported for ECE metrics (see evaluate_classifier), as the manifest states it.
 ECE_INTERVAL = "percentile interval shifted by the bootstrap bias estimate (not Efron's BC)"
 

@@ -21,7 +21,7 @@ def reference(folder, texts):
     return l2_normalise(model.encode(texts, batch_size=32, convert_to_numpy=True, normalize_embeddings=False))
 
 
-@pytest.mark.parametrize("which", ["tiny", "minilm"])
+@pytest.mark.parametrize("which", ["tiny", pytest.param("minilm", marks=pytest.mark.slow)])
 def test_it_gives_the_same_vectors_as_sentence_transformers_encode(which, texts, tmp_path):
     folder = minilm_path() if which == "minilm" else build_tiny_model(tmp_path / "tiny", texts[:50], seed=3)
     # A small budget forces many batches of different shapes through the producer thread.
@@ -51,6 +51,7 @@ def test_it_trims_each_batch_to_its_own_longest_text(texts):
             assert batch.features[key].equal(alone[key]), key
 
 
+@pytest.mark.slow
 def test_it_keeps_cpu_vectors_bit_for_bit_with_the_fixed_batch_plan(texts):
     encoder = SentenceTransformerEncoder.load(resolve_model(str(minilm_path())), device="cpu")
     assert encoder.batch_plan == "fixed"
@@ -67,6 +68,7 @@ def test_it_keeps_cpu_vectors_bit_for_bit_with_the_fixed_batch_plan(texts):
     np.testing.assert_array_equal(vectors, expected)
 
 
+@pytest.mark.slow
 def test_the_engine_stores_token_budgeted_batches_under_the_right_texts(texts, tmp_path):
     """The accelerator's plan (batches in length order, not text order) fills the run and the cache
     with each text's own vector, as the CPU plan does."""

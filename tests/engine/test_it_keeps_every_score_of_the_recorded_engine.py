@@ -2,11 +2,14 @@
 
 The reference files (tests/engine/reference/) were written by tests/engine/reference_outputs.py at
 commit be179d2, before the tokenise-ahead pipeline, device-sized retrieval and stored pair sets.
+They hold on one processor only (tests/engine/numeric_platform.py): when CI first ran on an AMD EPYC,
+they were recorded again there from commit c3e3012, whose outputs had matched them on the first machine.
 """
 
 import numpy as np
 import pytest
 
+from tests.engine.numeric_platform import require_recording_platform
 from tests.engine.reference_outputs import load, outputs, validation_corpus
 
 pytestmark = pytest.mark.slow
@@ -21,6 +24,7 @@ def corpus():
 
 @pytest.mark.parametrize("which", ["minilm", "tiny", "bm25"])
 def test_it_gives_every_recorded_score_to_1e_6(which, corpus, tmp_path):
+    require_recording_platform()
     expected = load(which)
     actual = outputs(which, corpus, tmp_path)
     assert actual["pair_set_digests"] == expected["pair_set_digests"]

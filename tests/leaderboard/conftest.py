@@ -64,8 +64,8 @@ def published(db, published_rows, published_dir):
     """The reference's published results, as the real `import_published_results` command writes them.
 
     On a database without them, the rows the command wrote once this session are copied in (scores
-    with one executemany); when a test already holds the benchmark version or one of the models,
-    the command itself runs, since it would merge with what is there.
+    with one COPY on PostgreSQL, one executemany elsewhere); when a test already holds the benchmark
+    version or one of the models, the command itself runs, since it would merge with what is there.
     """
     from django.core.management import call_command
     from django.db import connection, transaction
@@ -97,11 +97,15 @@ def published(db, published_rows, published_dir):
             for name in SCORE_COLUMNS
         )
         placeholders = ", ".join(["%s"] * len(SCORE_COLUMNS))
+        rows = [(run_ids[score[0]], *score[1:]) for score in published_rows.scores]
         with connection.cursor() as cursor:
-            cursor.executemany(
-                f"INSERT INTO {table} ({columns}) VALUES ({placeholders})",
-                [(run_ids[score[0]], *score[1:]) for score in published_rows.scores],
-            )
+            if connection.vendor == "postgresql":
+                # COPY is about ten times faster than an INSERT per row, and many tests need these rows.
+                with cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+                    for row in rows:
+                        copy.write_row(row)
+            else:
+                cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES ({placeholders})", rows)
     return dataset
 
 

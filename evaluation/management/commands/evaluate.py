@@ -17,6 +17,8 @@ from tqdm import tqdm
 
 from evaluation import worker
 from evaluation.engine.lexical import LEXICAL_NAMES
+from evaluation.engine.registry import TASKS
+from evaluation.engine.results import Details, Manifest
 from evaluation.engine.runner import ALL_TASKS
 from evaluation.models import Dataset, EmbeddingModel, Run
 from evaluation.preflight import is_local_reference
@@ -125,19 +127,21 @@ class Command(BaseCommand):
                 self.stderr.write(f"Retrying: {retry}")
 
     def _summary(self, run: Run) -> None:
-        averages = run.details.get("averages", {})
+        details = Details.from_dict(run.details)
         self.stdout.write(self.style.SUCCESS(f"Run {run.pk} done ({run.resolved_commit[:12]})."))
-        for task, metrics in averages.items():
+        for task, intervals in details.averages.items():
+            # Every metric of the task, in the registry's order; intervals are absent for some.
             shown = ", ".join(
-                f"{metric} {values['value']:.3f} [{values['ci_low']:.3f}, {values['ci_high']:.3f}]"
-                for metric, values in metrics.items()
-                if metric in {"recall@1", "mrr@10", "auroc", "ece", "ece_calibrated", "max@r_norm"}
+                f"{metric} {interval.value:.3f}"
+                + (f" [{interval.ci_low:.3f}, {interval.ci_high:.3f}]" if interval.ci_low is not None else "")
+                for metric in TASKS[task].metrics
+                if (interval := intervals.get(metric)) is not None
             )
             self.stdout.write(f"  {task}: {shown}")
-        manifest = run.manifest
+        manifest = Manifest.from_dict(run.manifest)
         self.stdout.write(
-            f"  texts: {manifest.get('texts_total')} needed, {manifest.get('texts_encoded')} encoded, "
-            f"{manifest.get('texts_from_cache')} from cache"
+            f"  texts: {manifest.texts_total} needed, {manifest.texts_encoded} encoded, "
+            f"{manifest.texts_from_cache} from cache"
         )
 
     def _write_output(self, run: Run, path: Path) -> None:
