@@ -117,6 +117,10 @@ def run_info(run: Run) -> RunInfo:
         parameter_count=run.model.parameter_count,
         dataset=str(run.dataset),
         declared_languages=tuple(run.model.declared_languages or ()),
+        embedding_dimension=run.model.embedding_dimension,
+        max_tokens=run.model.max_tokens,
+        memory_bytes_fp16=run.model.memory_bytes_fp16,
+        license=run.model.license,
     )
 
 
@@ -339,6 +343,10 @@ def overview_page(params: QueryDict) -> Page:
         ("model", "Model"),
         *[(column.key, column.label) for column in columns],
         ("params", "Params"),
+        ("dim", "Dim."),
+        ("max_tokens", "Max tok."),
+        ("memory", "Mem. GB"),
+        ("license", "Licence"),
     ]
     sort_links = {key: next_sort(table.sort, key, columns) for key, _ in headers}
     export_headers = [

@@ -72,7 +72,16 @@ def overall_keys() -> tuple[str, ...]:
     )
 
 
-SPECIAL_SORTS = ("rank", "model", "params")
+# The model facts the overview sorts by: `?sort=` key → (RunInfo field, whether larger comes first).
+# Memory comes lightest first; the licence alphabetically.
+FACT_SORTS: dict[str, tuple[str, bool]] = {
+    "params": ("parameter_count", True),
+    "dim": ("embedding_dimension", True),
+    "max_tokens": ("max_tokens", True),
+    "memory": ("memory_bytes_fp16", False),
+    "license": ("license", False),
+}
+SPECIAL_SORTS = ("rank", "model", *FACT_SORTS)
 OVERALL = "overall"
 
 
@@ -93,6 +102,10 @@ class RunInfo:
     parameter_count: int | None = None
     dataset: str = ""
     declared_languages: tuple[str, ...] = ()
+    embedding_dimension: int | None = None
+    max_tokens: int | None = None
+    memory_bytes_fp16: int | None = None
+    license: str = ""
 
     @property
     def is_published(self) -> bool:
@@ -217,8 +230,8 @@ def next_sort(current: str, key: str, columns: Sequence[Column]) -> str:
     by_key = {column.key: column for column in columns}
     column = by_key.get(key)
     best_first = key if key in ("rank", "model") or (column and not column.higher_is_better) else f"-{key}"
-    if key == "params":
-        best_first = "-params"
+    if key in FACT_SORTS:
+        best_first = f"-{key}" if FACT_SORTS[key][1] else key
     if current == best_first:
         return best_first[1:] if best_first.startswith("-") else f"-{best_first}"
     return best_first
@@ -231,8 +244,12 @@ def _sort_rows(rows: list[OverviewRow], key: str, descending: bool) -> list[Over
             return None if row.overall.value is None else -row.overall.value
         if key == "model":
             return row.run.label.lower()
-        if key == "params":
-            return row.run.parameter_count
+        if key in FACT_SORTS:
+            fact = getattr(row.run, FACT_SORTS[key][0])
+            # An unknown fact (None, or an empty licence) goes last, like a missing score.
+            if isinstance(fact, str):
+                return fact.lower() or None
+            return fact
         return row.cells[key].value
 
     present = [row for row in rows if value_of(row) is not None]

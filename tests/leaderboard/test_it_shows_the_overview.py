@@ -21,7 +21,7 @@ HEADERS = {"T1 mono R@1": "t1", "T2 cross R@1": "t2", "T3 mono R@1": "t3", "T3 c
 HEADERS |= {"T4 AUROC": "t4_auroc", "T4 ECE": "t4_ece", "Params": "params", "Rank": "rank", "Model": "model"}
 HEADERS |= {"Origin": "origin", "Overall": "overall", "Languages": "coverage"}
 HEADERS |= {"Dim.": "dimension", "Max tok.": "max_tokens", "Mem. GB": "memory"}
-HEADERS |= {"Licence": "licence", "Lang.": "languages"}
+HEADERS |= {"Licence": "licence"}
 
 
 def overview_rows(client, query: str = "") -> dict[str, dict[str, str]]:
@@ -111,6 +111,18 @@ def test_it_sorts_server_side(client, published):
     page = client.get(reverse("leaderboard:overview") + "?languages=hin").content.decode()
     # Header links keep the filters and offer the best-first order.
     assert "?languages=hin&amp;sort=-t1" in page
+    # Every model fact sorts too: larger first for size, lightest first for memory, licences A–Z.
+    rows = overview_rows(client)
+    for query, fact, as_number, descending in (
+        ("?sort=-dim", "dimension", True, True),
+        ("?sort=-max_tokens", "max_tokens", True, True),
+        ("?sort=memory", "memory", True, False),
+        ("?sort=license", "licence", False, False),
+    ):
+        shown = [rows[model][fact] for model in order(overview_rows(client, query))]
+        key = float if as_number else str.lower
+        assert shown == sorted(shown, key=key, reverse=descending), query
+    assert "sort=-dim" in page and "sort=memory" in page and "sort=license" in page
 
 
 def test_it_reports_bad_filters_and_keeps_the_defaults(client, published):
@@ -202,17 +214,21 @@ def test_it_shows_model_facts_for_the_papers_models_and_a_submitted_local_model(
         "1.1",
         "MIT",
     )
-    assert bge["max_tokens"] == "8192" and bge["languages"] == "12"
-    assert distiluse["dimension"] == "512" and distiluse["languages"] == "4"
+    assert bge["max_tokens"] == "8192" and distiluse["dimension"] == "512"
     published_rows = [row for row in rows.values() if row["origin"] == "published"]
     assert len(published_rows) == 8
-    assert all(row["licence"] != "?" and row["dimension"] != "?" and row["languages"] != "?" for row in published_rows)
+    assert all(row["licence"] != "?" and row["dimension"] != "?" for row in published_rows)
     minilm = next(row for name, row in rows.items() if name.startswith("MiniLM (local)"))
     # all-MiniLM-L6-v2: 384-dimensional, 256 tokens (sentence-transformers' max_seq_length), 22.7M parameters.
     facts = (minilm["dimension"], minilm["max_tokens"], minilm["params"], minilm["memory"])
     assert facts == ("384", "256", "23M", "0.045")
-    assert minilm["languages"] == "?"
     page = client.get(reverse("leaderboard:overview")).content.decode()
+    # The declared languages are told in the Languages column's tooltip (one column, not two).
+    declared = re.findall(r'<tr data-run="(\d+)">.*?class="coverage-label[^"]*" title="([^"]*)"', page, re.S)
+    titles = {Run.objects.get(pk=pk).model.label: title for pk, title in declared}
+    assert "its authors declare 12 of 12: " in titles["BGE-M3"]
+    assert "its authors declare 4 of 12: " in titles["distiluse-base-multilingual-cased-v2"]
+    assert titles[local.model.label].endswith("no languages declared by its authors")
     assert "trained on Nirdesha" in page and 'href="https://huggingface.co/BAAI/bge-m3"' in page
 
 
