@@ -338,7 +338,14 @@ class RunQuerySet(models.QuerySet):
             # Cancelled (or otherwise over) while it waited: there is nothing to send any more.
             self.filter(pk=pk).update(enqueue_pending_since=None)
             return True
-        name = "evaluation.evaluate_run" if run.preflight_passed else "evaluation.preflight_run"
+        if not run.preflight_passed:
+            name = "evaluation.preflight_run"
+        elif settings.EVALUATION_SPLIT_ENCODING:
+            # One task that fans the encoding out per language (evaluation/tasks.py): sent through
+            # this outbox like any other, so a split run survives a broker outage and a re-queue too.
+            name = "evaluation.split_evaluation"
+        else:
+            name = "evaluation.evaluate_run"
         try:
             # One quick attempt: a person may be waiting on the answer, and the sweeper retries later.
             current_app.send_task(name, args=[pk], retry=True, retry_policy=PUBLISH_RETRY_POLICY)

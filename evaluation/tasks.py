@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from celery import chord, shared_task
 from django.conf import settings
-from django.db import transaction
 
 from evaluation import outbox, worker
 
@@ -44,22 +43,27 @@ def preflight_run(self, run_id: int) -> str:
 
 
 def dispatch_evaluation(run_id: int) -> None:
-    """Queue a checked run's evaluation, split into per-language encodings when configured.
+    """Queue a checked run's evaluation through the outbox: if the broker is unreachable now, the
+    sweeper sends it later. With EVALUATION_SPLIT_ENCODING the message is `split_evaluation`
+    (Run.objects.send_pending chooses), which fans the encoding out per language."""
+    outbox.enqueue_by_id(run_id)
 
-    Split: a chord of one encode task per language (each on any free GPU worker, all writing into the
-    shared embedding cache), whose callback is the usual evaluate_run; it finds every text cached
-    and only scores, with the claim, retries and messages of an ordinary run.
-    """
-    if not settings.EVALUATION_SPLIT_ENCODING:
-        # Through the outbox: if the broker is unreachable now, the sweeper sends it later.
-        outbox.enqueue_by_id(run_id)
-        return
+
+@shared_task(name="evaluation.split_evaluation", **RELIABLE)
+def split_evaluation(run_id: int) -> int:
+    """Send a checked run as a chord: one encode task per language (each on any free GPU worker, all
+    writing into the shared embedding cache), whose callback is the usual evaluate_run; it finds every
+    text cached and only scores, with the claim, retries and messages of an ordinary run. A broker
+    failure here fails this task, whose message (acks_late) is then delivered again."""
     from evaluation.models import Run
     from evaluation.services import run_languages
 
     run = Run.objects.select_related("dataset").get(pk=run_id)
+    if not run.is_active:
+        return 0
     parts = [encode_run_language.si(run_id, code) for code in run_languages(run)]
-    transaction.on_commit(lambda: chord(parts)(evaluate_run.si(run_id)))
+    chord(parts)(evaluate_run.si(run_id))
+    return len(parts)
 
 
 @shared_task(

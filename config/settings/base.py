@@ -181,6 +181,7 @@ CELERY_TASK_ROUTES = {
     "evaluation.preflight_run": {"queue": "preflight"},
     "evaluation.evaluate_run": {"queue": "gpu"},
     "evaluation.encode_run_language": {"queue": "gpu"},
+    "evaluation.split_evaluation": {"queue": "gpu"},
     "evaluation.sweep_stalled_runs": {"queue": "default"},
 }
 # A run whose worker has not written a heartbeat for this long is presumed lost and re-queued.

@@ -8,6 +8,8 @@ import pytest
 from django.utils import timezone
 
 from evaluation.models import Run
+from evaluation.services import run_languages
+from evaluation.tasks import split_evaluation
 from evaluation.tasks import sweep_stalled_runs as sweep_task
 from evaluation.worker import sweep_stalled_runs
 from tests.factories import make_submitted_run
@@ -52,6 +54,33 @@ def test_it_requeues_a_silent_evaluation_and_sends_it_again(
     assert lost["last_detail"] == "language 3 of 6 (hin): 20 of 300 texts"
     assert "No heartbeat from the worker since" in silent.log_tail
     assert drain_queue("gpu") == [("evaluation.evaluate_run", [silent.pk])]
+
+
+def test_it_sends_a_split_run_again_as_a_split(settings, dataset, researcher, django_capture_on_commit_callbacks):
+    """With EVALUATION_SPLIT_ENCODING a re-queued run is split again, through the same outbox."""
+    settings.RUN_STALL_SECONDS = 60
+    settings.EVALUATION_SPLIT_ENCODING = True
+    drain_queue("gpu")
+    silent = make_submitted_run(
+        dataset,
+        researcher,
+        status=Run.Status.ENCODING,
+        heartbeat_at=silent_for(120),
+        worker="w1",
+        attempts=1,
+        details={"preflight": {"passed": True}, "attempts": [{"number": 1, "worker": "w1"}]},
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        assert sweep_task.apply().get() == [silent.pk]
+    assert drain_queue("gpu") == [("evaluation.split_evaluation", [silent.pk])]
+    # The split task sends one encode task per language (the chord's header) to the GPU workers.
+    languages = run_languages(silent)
+    assert split_evaluation.apply(args=[silent.pk]).get() == len(languages) > 1
+    sent = drain_queue("gpu")
+    encodes = sorted(args for name, args in sent if name == "evaluation.encode_run_language")
+    assert encodes == sorted([silent.pk, code] for code in languages)
+    # Scoring waits for them: a result backend that cannot count (files) polls with chord_unlock.
+    assert {name for name, _ in sent} <= {"evaluation.encode_run_language", "celery.chord_unlock"}
 
 
 def test_it_sends_a_run_lost_in_its_checks_back_to_the_checks(
