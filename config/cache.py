@@ -35,7 +35,8 @@ def _fallback(name: str, args: tuple, kwargs: dict):
         raise ValueError("The cache is unavailable.")
     if name == "add":
         # As if the key was absent and is now set: locks built on add() (allauth's rate limits) go
-        # ahead instead of waiting for a cache that is not there. Rate limits are off while it is down.
+        # ahead instead of waiting for a cache that is not there. allauth's log-in limits are off while
+        # it is down; the submission limits count in each process's memory (evaluation/ratelimits.py).
         return True
     if name == "set_many":
         return list(args[0]) if args else []
@@ -47,6 +48,10 @@ class ResilientRedisCache(RedisCache):
 
     # When each Redis (by its location) may be asked again; shared by the threads of a process.
     _down_until: dict[str, float] = {}
+
+    def is_down(self) -> bool:
+        """Whether a call found Redis unreachable within the last back-off period."""
+        return time.monotonic() < self._down_until.get(",".join(self._servers), 0.0)
 
     def _guarded(self, name: str, method, *args, **kwargs):
         where = ",".join(self._servers)

@@ -1,14 +1,17 @@
 """Rate limits on submission attempts, per person and per client address.
 
 The daily quota (evaluation/submissions.py) counts accepted runs in the database; these limits count
-attempts, refused ones included, since each costs a look at the Hub. They live in the cache: during a
-cache outage they are off (logged by config/cache.py) rather than refusing everyone.
+attempts, refused ones included, since each costs a look at the Hub. They live in the cache. During a
+cache outage (config/cache.py logs it) they are counted in each process's own memory instead: looser
+by the number of web processes, but still a limit, and nobody is refused for the outage itself.
 """
 
 from __future__ import annotations
 
 from django.conf import settings
 from django.core.cache import cache
+from django.core.cache.backends.base import BaseCache
+from django.core.cache.backends.locmem import LocMemCache
 from django.http import HttpRequest
 
 from evaluation.submissions import SubmissionRefused
@@ -16,13 +19,26 @@ from evaluation.submissions import SubmissionRefused
 WINDOW_SECONDS = 3600
 
 
+_IN_PROCESS = LocMemCache("nirdesha-ratelimits", {"TIMEOUT": WINDOW_SECONDS, "OPTIONS": {"MAX_ENTRIES": 10_000}})
+
+
+def _counts() -> BaseCache:
+    """Where the attempts are counted: the shared cache, or this process's memory while it is down."""
+    is_down = getattr(cache, "is_down", None)
+    return _IN_PROCESS if is_down is not None and is_down() else cache
+
+
 def _spend(key: str, limit: int) -> bool:
     """Count one attempt under key; False when the window's limit is already used up."""
-    cache.add(key, 0, WINDOW_SECONDS)
+    counts = _counts()
+    counts.add(key, 0, WINDOW_SECONDS)
     try:
-        used = cache.incr(key)
+        used = counts.incr(key)
     except ValueError:
-        # The key expired between add() and incr(), or the cache is down: let this one through.
+        if counts is cache and _counts() is _IN_PROCESS:
+            # The outage began with this very call: count it in memory.
+            return _spend(key, limit)
+        # The key expired between add() and incr(): let this one through.
         return True
     return used <= limit
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
+from config.cache import redis_cache
 from evaluation.models import Run
 from tests.people import make_admin, make_outsider, make_researcher
+from tests.services import closed_port_url
 
 pytestmark = pytest.mark.django_db
 LIST = "/api/submissions/"
@@ -44,3 +46,16 @@ def test_it_limits_the_form_too(client, settings, dataset):
     assert client.post("/evaluation/submit/", {"model": "not a model"}).status_code == 200
     response = client.post("/evaluation/submit/", {"model": "not a model"})
     assert response.status_code == 429 and "Too many submission attempts" in response.content.decode()
+
+
+def test_it_still_limits_while_the_cache_is_down(settings, dataset, caplog):
+    """With Redis unreachable the attempts are counted in the process's memory: the limit holds and
+    nobody is refused for the outage itself."""
+    settings.CACHES = {"default": redis_cache(closed_port_url())}
+    settings.SUBMISSION_RATE_PER_IP = 2
+    people = [make_researcher(), make_outsider(), make_admin()]
+    bad = {"model": "not a model"}
+    answers = [api_client(person, "192.0.2.55").post(LIST, bad, format="json") for person in people]
+    assert [response.status_code for response in answers] == [400, 400, 429]
+    assert api_client(people[2], "192.0.2.56").post(LIST, bad, format="json").status_code == 400
+    assert "Cache unavailable" in caplog.text
