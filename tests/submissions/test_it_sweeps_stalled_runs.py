@@ -28,12 +28,9 @@ def researcher():
     return make_researcher()
 
 
-def test_it_requeues_a_silent_evaluation_and_sends_it_again(
-    settings, dataset, researcher, django_capture_on_commit_callbacks
-):
-    settings.RUN_STALL_SECONDS = 60
-    drain_queue("gpu")
-    silent = make_submitted_run(
+def silent_evaluation(dataset, researcher) -> Run:
+    """A checked run whose worker stopped writing heartbeats two minutes ago, mid-encoding."""
+    return make_submitted_run(
         dataset,
         researcher,
         status=Run.Status.ENCODING,
@@ -44,6 +41,14 @@ def test_it_requeues_a_silent_evaluation_and_sends_it_again(
         stage_detail="language 3 of 6 (hin): 20 of 300 texts",
         details={"preflight": {"passed": True}, "attempts": [{"number": 1, "worker": "w1"}]},
     )
+
+
+def test_it_requeues_a_silent_evaluation_and_sends_it_again(
+    settings, dataset, researcher, django_capture_on_commit_callbacks
+):
+    settings.RUN_STALL_SECONDS = 60
+    drain_queue("gpu")
+    silent = silent_evaluation(dataset, researcher)
     with django_capture_on_commit_callbacks(execute=True):
         assert sweep_task.apply().get() == [silent.pk]
     silent.refresh_from_db()
@@ -61,15 +66,7 @@ def test_it_sends_a_split_run_again_as_a_split(settings, dataset, researcher, dj
     settings.RUN_STALL_SECONDS = 60
     settings.EVALUATION_SPLIT_ENCODING = True
     drain_queue("gpu")
-    silent = make_submitted_run(
-        dataset,
-        researcher,
-        status=Run.Status.ENCODING,
-        heartbeat_at=silent_for(120),
-        worker="w1",
-        attempts=1,
-        details={"preflight": {"passed": True}, "attempts": [{"number": 1, "worker": "w1"}]},
-    )
+    silent = silent_evaluation(dataset, researcher)
     with django_capture_on_commit_callbacks(execute=True):
         assert sweep_task.apply().get() == [silent.pk]
     assert drain_queue("gpu") == [("evaluation.split_evaluation", [silent.pk])]
