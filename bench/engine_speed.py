@@ -34,7 +34,7 @@ from evaluation.engine.backends import load_backend  # noqa: E402
 from evaluation.engine.classification import evaluate_pair_set  # noqa: E402
 from evaluation.engine.encoders import SentenceTransformerEncoder, resolve_model  # noqa: E402
 from evaluation.engine.pairs import build_pair_set  # noqa: E402
-from evaluation.engine.runner import build_corpus, evaluate, plan_tasks, text_sets_for  # noqa: E402
+from evaluation.engine.runner import build_corpus, evaluate, unique_texts  # noqa: E402
 from tests.fakes.models import minilm_path  # noqa: E402
 from tests.validation import VALIDATION_LANGUAGES, validation_triples  # noqa: E402
 
@@ -115,14 +115,7 @@ def main() -> None:
 
     def encode_floor() -> float:
         """Seconds for plain sentence-transformers to encode the run's unique texts once."""
-        planned, _ = plan_tasks(None, corpus)
-        unique = list(
-            dict.fromkeys(
-                text
-                for text_set in text_sets_for(corpus, planned).values()
-                for text in encoder.prefixed(list(text_set.texts), text_set.role)
-            )
-        )
+        unique = unique_texts(corpus, encoder.prefixed)
         started = time.perf_counter()
         encoder.model.encode(unique, batch_size=32, show_progress_bar=False)
         return time.perf_counter() - started

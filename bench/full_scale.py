@@ -45,7 +45,7 @@ import torch  # noqa: E402
 from evaluation.engine import pairs  # noqa: E402
 from evaluation.engine.backends import load_backend  # noqa: E402
 from evaluation.engine.pipeline import plan_batches  # noqa: E402
-from evaluation.engine.runner import build_corpus, evaluate, plan_tasks, text_sets_for  # noqa: E402
+from evaluation.engine.runner import build_corpus, evaluate, unique_texts  # noqa: E402
 from evaluation.languages import BY_CODE, TARGET_CODES  # noqa: E402
 from tests.fakes.models import minilm_path  # noqa: E402
 from tests.validation import validation_rows  # noqa: E402
@@ -263,14 +263,7 @@ def main() -> None:
         stages["pair_sets_built"] = pair_seconds
         encoder = loaded.backend.encoder
         texts_per_second = result.manifest.texts_encoded / max(1e-9, timings["encode"])
-        planned, _ = plan_tasks(None, corpus)
-        unique = list(
-            dict.fromkeys(
-                text
-                for text_set in text_sets_for(corpus, planned).values()
-                for text in encoder.prefixed(list(text_set.texts), text_set.role)
-            )
-        )
+        unique = unique_texts(corpus, encoder.prefixed)
         floor = floor_rate(encoder, unique, arguments.floor_tokens or (65_536 if on_gpu else 8192))
 
     report = {

@@ -186,6 +186,19 @@ def text_sets_for(corpus: Corpus, tasks: list[str]) -> dict[tuple[str, str, str]
     return sets
 
 
+def unique_texts(corpus: Corpus, prefixed: Callable[[list[str], str], list[str]]) -> list[str]:
+    """Every text a full run encodes, role prefix applied by `prefixed` (an encoder's), once each in
+    first-seen order: what a plain encoder is given when the benches time the encoding floor."""
+    planned, _ = plan_tasks(None, corpus)
+    return list(
+        dict.fromkeys(
+            text
+            for text_set in text_sets_for(corpus, planned).values()
+            for text in prefixed(list(text_set.texts), text_set.role)
+        )
+    )
+
+
 # Evaluating -------------------------------------------------------------------------------------------
 
 
