@@ -172,6 +172,12 @@ class Dataset(models.Model):
         return samples
 
     @property
+    def version_label(self) -> str:
+        """The version as the version menus name it: 'nirdesha 1.0 · pool 50,000 per language'."""
+        pool = self.pool_size
+        return f"{self} · pool {pool:,} per language" if pool else str(self)
+
+    @property
     def pool_size(self) -> int:
         """Items per translated language: the retrieval pool size that every score depends on."""
         counts = [n for code, n in self.item_counts_by_language().items() if code != "eng"]

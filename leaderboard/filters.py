@@ -34,9 +34,7 @@ FAMILY_CHOICES = _unique((lang.family, lang.family) for lang in LANGUAGES)
 
 class BenchmarkChoiceField(forms.ModelChoiceField):
     def label_from_instance(self, obj: Dataset) -> str:
-        pool = obj.pool_size
-        suffix = f" · pool {pool:,} per language" if pool else ""
-        return f"{obj}{suffix}"
+        return obj.version_label
 
 
 class LanguageSelectionForm(forms.Form):

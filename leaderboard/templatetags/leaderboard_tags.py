@@ -173,10 +173,3 @@ def metric_header(name: str) -> str:
 def folder_name(path: str) -> str:
     """The last part of a folder path: what a reader needs, without the server's directories."""
     return str(path).rstrip("/").rsplit("/", 1)[-1]
-
-
-@register.filter
-def version_label(dataset) -> str:
-    """A benchmark version as the version menu names it: 'nirdesha 1.0 · pool 50,000 per language'."""
-    pool = dataset.pool_size
-    return f"{dataset} · pool {pool:,} per language" if pool else str(dataset)
