@@ -17,6 +17,7 @@ PURE_MODULES = [
     "evaluation.languages",
     "leaderboard.tables",
     "leaderboard.ranking",
+    "leaderboard.significance",
     "leaderboard.plots",
     "leaderboard.coverage",
     "leaderboard.reproduce",
