@@ -96,9 +96,8 @@ def read_rank_unit(path: str) -> RankUnit:
         if unit is not None:
             _cache.move_to_end(key)
             return unit
-    with default_storage.open(path, "rb") as handle:
-        with np.load(io.BytesIO(handle.read())) as arrays:
-            unit = RankUnit.from_arrays(arrays)
+    with default_storage.open(path, "rb") as handle, np.load(io.BytesIO(handle.read())) as arrays:
+        unit = RankUnit.from_arrays(arrays)
     with _cache_lock:
         _cache[key] = unit
         while len(_cache) > CACHED_UNITS:
@@ -119,7 +118,7 @@ class UnitKey:
         spec = TASKS.get(task or "")
         if spec is None:
             raise ErrorsUnavailable("There is no such task.")
-        if spec.kind != "retrieval" or spec.method not in PER_QUERY_METHODS:
+        if not has_errors_page(spec):
             raise ErrorsUnavailable(f"{spec.short_title} is not a retrieval task with a gold rank per query.")
         if (language or "") not in BY_CODE or language == ENGLISH:
             raise ErrorsUnavailable("There is no such evaluated language.")
@@ -174,8 +173,12 @@ def error_units(run: Run) -> set[tuple[str, str, str | None]]:
     return {
         (entry.task, entry.source, entry.target)
         for entry in Details.from_dict(run.details).ranks
-        if entry.task in TASKS and TASKS[entry.task].kind == "retrieval" and TASKS[entry.task].method in PER_QUERY_METHODS
+        if entry.task in TASKS and has_errors_page(TASKS[entry.task])
     }
+
+
+def has_errors_page(spec: TaskSpec) -> bool:
+    return spec.kind == "retrieval" and spec.method in PER_QUERY_METHODS
 
 
 class Texts:

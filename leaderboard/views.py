@@ -165,7 +165,8 @@ def compare_errors(request: HttpRequest) -> HttpResponse:
         runs = []
         for name in ("a", "b"):
             value = params.get(name) or ""
-            run = visible.filter(pk=int(value)).first() if value.isascii() and value.isdigit() and len(value) < 10 else None
+            wellformed = value.isascii() and value.isdigit() and len(value) < 10
+            run = visible.filter(pk=int(value)).first() if wellformed else None
             if run is None:
                 raise errors.ErrorsUnavailable(f"There is no run {name.upper()} to compare.")
             runs.append(run)

@@ -24,10 +24,10 @@ def demo_reruns() -> dict[str, Run]:
 
 def rank_arrays(run: Run, task: str, source: str, target: str | None = None) -> dict[str, np.ndarray]:
     """The arrays of one rank file, read straight from storage with numpy."""
-    (path,) = [e.path for e in Details.from_dict(run.details).ranks if (e.task, e.source, e.target) == (task, source, target)]
-    with default_storage.open(path, "rb") as handle:
-        with np.load(io.BytesIO(handle.read())) as arrays:
-            return {name: arrays[name] for name in arrays.files}
+    entries = Details.from_dict(run.details).ranks
+    (path,) = [e.path for e in entries if (e.task, e.source, e.target) == (task, source, target)]
+    with default_storage.open(path, "rb") as handle, np.load(io.BytesIO(handle.read())) as arrays:
+        return {name: arrays[name] for name in arrays.files}
 
 
 def demo_texts(code: str) -> dict[int, dict]:
