@@ -146,6 +146,26 @@ class UnitKey:
         return query + (f"&target={self.target}" if self.target else "")
 
 
+def targets_of(run: Run, task: str, language: str) -> list[str]:
+    """The document languages the run has rank files for, with `language` as the query language."""
+    found = {
+        entry.target
+        for entry in Details.from_dict(run.details).ranks
+        if entry.task == task and entry.source == language and entry.target
+    }
+    return [code for code in BY_CODE if code in found]
+
+
+def first_pair(run: Run, task: str | None, language: str | None, target: str | None) -> str | None:
+    """For a cross-lingual task asked without a document language (a task table's per-language cell):
+    the query string of the language's first pair the run has, or None when that does not apply."""
+    spec = TASKS.get(task or "")
+    if spec is None or not spec.cross_lingual or target or not has_errors_page(spec) or run.is_published:
+        return None
+    targets = targets_of(run, spec.id, language or "")
+    return f"task={spec.id}&language={language}&target={targets[0]}" if targets else None
+
+
 def rank_file_of(run: Run, key: UnitKey) -> RankFile:
     """The run's rank file of the unit, or ErrorsUnavailable saying why there is none."""
     if run.is_published:
@@ -247,6 +267,14 @@ class ErrorReport:
             "buckets": self.buckets,
             "queries": self.queries,
         }
+
+    @property
+    def other_targets(self) -> list[tuple[str, str]]:
+        """(code, name) of the other document languages of a cross-lingual task, to switch between pairs."""
+        if self.key.target is None:
+            return []
+        codes = targets_of(self.run, self.key.spec.id, self.key.language)
+        return [(code, BY_CODE[code].name) for code in codes if code != self.key.target]
 
     @property
     def all_count(self) -> int:

@@ -19,7 +19,7 @@ from evaluation.engine.registry import METRICS, TASKS, TaskSpec
 from evaluation.engine.results import ClassificationDetails, Details
 from evaluation.languages import BY_CODE, LANGUAGES
 from evaluation.models import Dataset, Item, Run, Score
-from leaderboard import plots
+from leaderboard import errors, plots
 from leaderboard.coverage import Coverage, averaging_languages, coverage
 from leaderboard.filters import LanguageSelectionForm, LeaderboardFilter
 from leaderboard.reproduce import in_paper_unit, load_paper_tables, t4_block_value
@@ -890,7 +890,12 @@ def run_page(run_id: int) -> Page:
         )
     ]
     sections = [
-        {"section": section, "title": TASKS[section.task].title if section.task in TASKS else section.task}
+        {
+            "section": section,
+            "title": TASKS[section.task].title if section.task in TASKS else section.task,
+            # Retrieval units link to their queries, worst first (leaderboard/errors.py).
+            "per_query": section.task in TASKS and errors.has_errors_page(TASKS[section.task]),
+        }
         for section in score_sections(scores, LANGUAGE_ORDER)
     ]
     # One metric for every task's bars, so that they share an axis.
@@ -929,6 +934,7 @@ def run_page(run_id: int) -> Page:
         "coverage_rows": coverage_rows,
         "command": reproduce_command(run),
         "artefacts": artefacts(run),
+        "error_units": errors.error_units(run),
         "skipped_files": (run.details or {}).get("skipped_files") or [],
         # The published T4 files kept whole (dev and test, base and calibrated), by language or "all".
         "t4_published_files": [

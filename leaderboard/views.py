@@ -9,7 +9,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.core.files.storage import default_storage
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET
 
 from evaluation.engine.registry import TASKS
@@ -146,6 +146,9 @@ def run_errors(request: HttpRequest, run_id: int) -> HttpResponse:
     """One run's queries of one unit, worst gold rank first (`?task=&language=[&target=][&bucket=][&page=]`)."""
     run = get_object_or_404(Run.objects.visible_to(request.user).select_related("model", "dataset"), pk=run_id)
     params = request.GET
+    pair = errors.first_pair(run, params.get("task"), params.get("language"), params.get("target"))
+    if pair is not None and params.get("format") != "json":
+        return redirect(f"{request.path}?{pair}")
 
     def build() -> errors.ErrorReport:
         key = errors.UnitKey.parse(params.get("task"), params.get("language"), params.get("target"))
