@@ -24,6 +24,8 @@ from evaluation.engine.results import Details, RankFile
 from evaluation.languages import BY_CODE
 from evaluation.models import Item, Run
 from leaderboard.significance import PairedHits
+from leaderboard.translation_split import TranslationSplit, translation_split
+from leaderboard.validation_ratings import ItemRatings, closed_ratings
 
 ENGLISH = "eng"
 # How many retrieved documents each query shows beside its gold.
@@ -257,6 +259,12 @@ class ErrorReport:
     total: int
     buckets: dict[str, int]
     queries: list[dict]
+    # Closed campaigns' ratings of each shown query's item, in the query and the document language.
+    ratings: dict[int, list[tuple[str, ItemRatings]]]
+
+    @property
+    def shown(self) -> list[tuple[dict, list[tuple[str, ItemRatings]]]]:
+        return [(query, self.ratings.get(query["item_id"], [])) for query in self.queries]
 
     def to_json(self) -> dict:
         return {
@@ -312,7 +320,49 @@ def error_report(run: Run, key: UnitKey, *, bucket: str | None = None, page: str
                 ],
             }
         )
-    return ErrorReport(run, key, bucket, number, pages, len(positions), unit.bucket_counts(), queries)
+    codes = [key.language] if key.target is None else [key.language, key.target]
+    shown_ids = {query["item_id"] for query in queries}
+    found = closed_ratings(run.dataset_id, set(codes), shown_ids) if shown_ids else {}
+    ratings = {item: [(code, found[(code, item)]) for code in codes if (code, item) in found] for item in shown_ids}
+    return ErrorReport(run, key, bucket, number, pages, len(positions), unit.bucket_counts(), queries, ratings)
+
+
+# ---------------------------------------------------------------------------------------------- translation quality
+
+
+@dataclass(frozen=True)
+class TranslationRow:
+    task: str
+    language: str
+    split: TranslationSplit
+
+    @property
+    def title(self) -> str:
+        return TASKS[self.task].short_title
+
+
+def translation_rows(run: Run) -> list[TranslationRow]:
+    """Per monolingual retrieval task and language with closed ratings: R@1 on the items both raters
+    rated Completely Agree beside R@1 on the other rated items (leaderboard/translation_split.py)."""
+    units = sorted((task, source) for task, source, target in error_units(run) if target is None)
+    ratings = closed_ratings(run.dataset_id, {source for _, source in units}) if units else {}
+    rows = []
+    for task, source in units:
+        rated = {item_id: entry.completely_agreed for (code, item_id), entry in ratings.items() if code == source}
+        if not rated:
+            continue
+        try:
+            unit = unit_of(run, UnitKey.parse(task, source, None))
+        except ErrorsUnavailable:
+            continue
+        keep = np.isin(unit.query_item_ids, list(rated))
+        if not keep.any():
+            continue
+        hits = unit.ranks[keep] == 1
+        agreed = np.array([rated[int(item)] for item in unit.query_item_ids[keep]], dtype=bool)
+        rows.append(TranslationRow(task, source, translation_split(hits, agreed)))
+    order, languages = list(TASKS), list(BY_CODE)
+    return sorted(rows, key=lambda row: (order.index(row.task), languages.index(row.language)))
 
 
 # ---------------------------------------------------------------------------------------------- two runs

@@ -44,6 +44,7 @@ from leaderboard.tables import (
     score_sections,
     select_languages,
 )
+from leaderboard.translation_split import INTERVAL_NOTE
 
 LANGUAGE_ORDER = {lang.code: position for position, lang in enumerate(LANGUAGES)}
 # The columns of the paper's Table 7, per split: AUROC and AUPRC uncalibrated, accuracy and ECE calibrated.
@@ -935,6 +936,8 @@ def run_page(run_id: int) -> Page:
         "command": reproduce_command(run),
         "artefacts": artefacts(run),
         "error_units": errors.error_units(run),
+        "translation_rows": errors.translation_rows(run),
+        "translation_note": INTERVAL_NOTE,
         "skipped_files": (run.details or {}).get("skipped_files") or [],
         # The published T4 files kept whole (dev and test, base and calibrated), by language or "all".
         "t4_published_files": [

@@ -18,6 +18,7 @@ PURE_MODULES = [
     "leaderboard.tables",
     "leaderboard.ranking",
     "leaderboard.significance",
+    "leaderboard.translation_split",
     "leaderboard.plots",
     "leaderboard.coverage",
     "leaderboard.reproduce",
