@@ -23,6 +23,7 @@ from evaluation.engine.registry import TASKS, TaskSpec
 from evaluation.engine.results import Details, RankFile
 from evaluation.languages import BY_CODE
 from evaluation.models import Item, Run
+from leaderboard.breakdowns import LengthBin, by_length_quartile
 from leaderboard.significance import PairedHits
 from leaderboard.translation_split import TranslationSplit, translation_split
 from leaderboard.validation_ratings import ItemRatings, closed_ratings
@@ -57,14 +58,31 @@ class RankUnit:
     ranks: np.ndarray  # (n,) gold rank, 1 = best
     top_item_ids: np.ndarray  # (n, k) retrieved item ids, best first
     order: np.ndarray  # (n,) query positions, worst gold rank first, then by item id
+    # Lengths in the model's tokens (characters for lexical baselines); None in files written before them.
+    query_lengths: np.ndarray | None = None
+    gold_lengths: np.ndarray | None = None
+    # Multi-reference files only: every rank column (own-language gold, English gold) and English flags.
+    all_ranks: np.ndarray | None = None
+    top_is_english: np.ndarray | None = None
 
     @classmethod
     def from_arrays(cls, arrays) -> RankUnit:
         ids = np.asarray(arrays["query_item_ids"])
-        ranks = np.asarray(arrays["ranks"]).reshape(len(ids), -1)[:, 0]
+        all_ranks = np.asarray(arrays["ranks"]).reshape(len(ids), -1)
+        ranks = all_ranks[:, 0]
         top = np.asarray(arrays["top10_item_ids"])
         order = np.lexsort((ids, -ranks.astype(np.int64)))
-        return cls(query_item_ids=ids, ranks=ranks, top_item_ids=top, order=order)
+        names = set(getattr(arrays, "files", arrays))
+        return cls(
+            query_item_ids=ids,
+            ranks=ranks,
+            top_item_ids=top,
+            order=order,
+            query_lengths=np.asarray(arrays["query_lengths"]) if "query_lengths" in names else None,
+            gold_lengths=np.asarray(arrays["gold_lengths"]) if "gold_lengths" in names else None,
+            all_ranks=all_ranks if all_ranks.shape[1] > 1 else None,
+            top_is_english=np.asarray(arrays["top10_is_english"]) if "top10_is_english" in names else None,
+        )
 
     def bucket_mask(self, key: str) -> np.ndarray:
         _, _, low, high = next(bucket for bucket in BUCKETS if bucket[0] == key)
@@ -250,6 +268,49 @@ def parse_page(value: str | None, total: int) -> tuple[int, int]:
 
 
 @dataclass(frozen=True)
+class EnglishPreference:
+    """One query against its own-language and English golds pooled together (multi-reference diagnostics)."""
+
+    own_rank: int
+    english_rank: int
+    english_in_top10: int
+
+    @property
+    def prefers_english(self) -> bool:
+        return self.english_rank < self.own_rank
+
+
+def english_preferences(run: Run, key: UnitKey, item_ids: set[int]) -> dict[int, EnglishPreference]:
+    """The multi-reference signals of the shown queries, when the run has them for the query language
+    and the unit asks the same question (same query and document fields, monolingual)."""
+    if key.target is not None:
+        return {}
+    for spec in TASKS.values():
+        if spec.method != "multi_reference" or (spec.query_field, spec.document_field) != (
+            key.spec.query_field,
+            key.spec.document_field,
+        ):
+            continue
+        for entry in Details.from_dict(run.details).ranks:
+            if (entry.task, entry.source) != (spec.id, key.language) or not default_storage.exists(entry.path):
+                continue
+            unit = read_rank_unit(entry.path)
+            if unit.all_ranks is None:
+                continue
+            where = {int(item): index for index, item in enumerate(unit.query_item_ids) if int(item) in item_ids}
+            english_top = unit.top_is_english
+            return {
+                item: EnglishPreference(
+                    own_rank=int(unit.all_ranks[index, 0]),
+                    english_rank=int(unit.all_ranks[index, 1]),
+                    english_in_top10=int(english_top[index].sum()) if english_top is not None else 0,
+                )
+                for item, index in where.items()
+            }
+    return {}
+
+
+@dataclass(frozen=True)
 class ErrorReport:
     run: Run
     key: UnitKey
@@ -262,9 +323,29 @@ class ErrorReport:
     # Closed campaigns' ratings of each shown query's item, in the query and the document language.
     ratings: dict[int, list[tuple[str, ItemRatings]]]
 
+    # R@1 by length quartile over the whole unit: of the queries, and of their gold documents.
+    query_length_bins: list[LengthBin]
+    gold_length_bins: list[LengthBin]
+    # With the English instructions pooled in (multi-reference diagnostics): per shown query.
+    english: dict[int, EnglishPreference]
+
     @property
-    def shown(self) -> list[tuple[dict, list[tuple[str, ItemRatings]]]]:
-        return [(query, self.ratings.get(query["item_id"], [])) for query in self.queries]
+    def shown(self) -> list[tuple[dict, list[tuple[str, ItemRatings]], EnglishPreference | None]]:
+        return [
+            (query, self.ratings.get(query["item_id"], []), self.english.get(query["item_id"]))
+            for query in self.queries
+        ]
+
+    @property
+    def length_tables(self) -> list[tuple[str, list[LengthBin], str]]:
+        return [
+            ("Query length", self.query_length_bins, "query-length-quartiles"),
+            ("Gold document length", self.gold_length_bins, "gold-length-quartiles"),
+        ]
+
+    @property
+    def length_unit(self) -> str:
+        return "characters" if self.run.model.kind == "lexical" else "tokens of the model's tokenizer"
 
     def to_json(self) -> dict:
         return {
@@ -324,7 +405,22 @@ def error_report(run: Run, key: UnitKey, *, bucket: str | None = None, page: str
     shown_ids = {query["item_id"] for query in queries}
     found = closed_ratings(run.dataset_id, set(codes), shown_ids) if shown_ids else {}
     ratings = {item: [(code, found[(code, item)]) for code in codes if (code, item) in found] for item in shown_ids}
-    return ErrorReport(run, key, bucket, number, pages, len(positions), unit.bucket_counts(), queries, ratings)
+    query_bins = by_length_quartile(unit.query_lengths, unit.ranks) if unit.query_lengths is not None else []
+    gold_bins = by_length_quartile(unit.gold_lengths, unit.ranks) if unit.gold_lengths is not None else []
+    return ErrorReport(
+        run,
+        key,
+        bucket,
+        number,
+        pages,
+        len(positions),
+        unit.bucket_counts(),
+        queries,
+        ratings,
+        query_bins,
+        gold_bins,
+        english_preferences(run, key, shown_ids),
+    )
 
 
 # ---------------------------------------------------------------------------------------------- translation quality

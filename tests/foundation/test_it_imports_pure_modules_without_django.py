@@ -19,6 +19,7 @@ PURE_MODULES = [
     "leaderboard.ranking",
     "leaderboard.significance",
     "leaderboard.translation_split",
+    "leaderboard.breakdowns",
     "evaluation.rank_storage",
     "leaderboard.plots",
     "leaderboard.coverage",
