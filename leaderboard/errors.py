@@ -337,6 +337,19 @@ class ErrorReport:
         ]
 
     @property
+    def comparable_runs(self) -> list[Run]:
+        """Other finished re-runs of the same dataset version with this unit's rank file, to compare with."""
+        others = (
+            Run.objects.public()
+            .filter(dataset_id=self.run.dataset_id, origin=Run.Origin.RERUN)
+            .exclude(pk=self.run.pk)
+            .select_related("model")
+            .order_by("-pk")[:50]
+        )
+        wanted = (self.key.spec.id, self.key.language, self.key.target)
+        return [run for run in others if wanted in error_units(run)][:20]
+
+    @property
     def length_tables(self) -> list[tuple[str, list[LengthBin], str]]:
         return [
             ("Query length", self.query_length_bins, "query-length-quartiles"),

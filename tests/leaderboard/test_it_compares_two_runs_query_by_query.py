@@ -74,3 +74,12 @@ def test_it_answers_404_with_a_reason(client, query, reason):
     response = client.get(f"/compare/errors/?{query}&format=json")
     assert response.status_code == 404
     assert reason in response.json()["detail"].lower()
+
+
+def test_it_is_reached_from_a_runs_errors_page(client):
+    runs = demo_reruns()
+    a, b = runs["bm25"], runs["tfidf-char"]
+    page = client.get(f"/results/{a.pk}/errors/?task=t3&language=urd").content.decode()
+    href = f"/compare/errors/?a={a.pk}&amp;b={b.pk}&amp;task=t3&amp;language=urd"
+    assert href in page
+    assert client.get(href.replace("&amp;", "&")).status_code == 200
