@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from evaluation.dataset_files import DatasetFileError
 from evaluation.engine.registry import TASKS
 
 ENGLISH = "eng"
@@ -80,7 +81,11 @@ def main(argv: list[str]) -> int:
     with np.load(path) as arrays:
         rows = worst_queries(arrays, max(1, options.limit))
         counts = _bucket_counts(np.asarray(arrays["ranks"]).reshape(len(arrays["query_item_ids"]), -1)[:, 0])
-    texts = _texts(options.data) if options.data else {}
+    try:
+        texts = _texts(options.data) if options.data else {}
+    except DatasetFileError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
     documents = target or options.language
     unit = f"{options.language}→{target}" if target else options.language
     print(
@@ -107,14 +112,13 @@ def _bucket_counts(ranks: np.ndarray) -> dict[str, int]:
 
 
 def _texts(folder: Path) -> dict[tuple[str, int], tuple[str, str]]:
-    from evaluation.engine.__main__ import read_rows
+    """(language, item id) → (persona, instruction) of a dataset folder, read by the importer's own readers."""
+    from evaluation.dataset_files import Problems, open_source
 
-    rows, _, _ = read_rows(folder)
-    return {
-        (code, item_id): (persona, instruction)
-        for code, items in rows.items()
-        for item_id, persona, instruction in items
-    }
+    problems = Problems()
+    texts = {(row.language, row.item_id): (row.persona, row.instruction) for row in open_source(folder).rows(problems)}
+    problems.raise_if_any()
+    return texts
 
 
 def _line(label: str, texts: dict, language: str, item_id: int, field: str) -> None:
