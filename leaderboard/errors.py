@@ -217,6 +217,12 @@ def error_units(run: Run) -> set[tuple[str, str, str | None]]:
     }
 
 
+def runs_with_rank_files(run_ids: list[int]) -> set[int]:
+    """Which of the runs (re-runs) listed per-query rank files: their task-table cells link to their queries."""
+    found = Run.objects.filter(pk__in=run_ids, details__has_key="ranks").exclude(origin=Run.Origin.PUBLISHED)
+    return set(found.values_list("pk", flat=True))
+
+
 def has_errors_page(spec: TaskSpec) -> bool:
     return spec.kind == "retrieval" and spec.method in PER_QUERY_METHODS
 

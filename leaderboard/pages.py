@@ -498,6 +498,8 @@ def task_page(params: QueryDict, task: str) -> Page:
         "tables": tables,
         "figure": figure,
         "infos": infos,
+        # Re-runs with per-query rank files: their cells link to the language's queries (leaderboard/errors.py).
+        "per_query_runs": errors.runs_with_rank_files(selection.run_ids),
     }
     return Page(spec.title, context, {task: ExportTable(headers, rows)})
 

@@ -51,7 +51,7 @@ def errors_cell(run, task: str, source: str, target: str | None, units: set) -> 
 
 
 @register.simple_tag
-def score_cell_with_errors(cell, run, task: str, languages: list[str], index: int) -> str:
+def score_cell_with_errors(cell, run, task: str, languages: list[str], index: int, with_ranks: set[int]) -> str:
     """A task table's score cell with, for a re-run, a link to the language's queries, worst first.
 
     The link has no text of its own (its mark comes from the style sheet, its name from aria-label),
@@ -59,7 +59,7 @@ def score_cell_with_errors(cell, run, task: str, languages: list[str], index: in
     cross-lingual cell opens the language's first pair; the errors page switches between pairs.
     """
     html = str(score_cell(cell, False))
-    if cell.missing or run.is_published:
+    if cell.missing or run.is_published or run.id not in with_ranks:
         return mark_safe(html)
     name = BY_CODE[languages[index]].name if languages[index] in BY_CODE else languages[index]
     link = format_html(

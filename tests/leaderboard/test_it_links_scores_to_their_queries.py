@@ -51,8 +51,11 @@ def test_it_links_the_task_tables_cells_of_reruns_only(client):
     runs = demo_reruns()
     dataset = runs["bm25"].dataset
     make_run(dataset, "published-model", origin=Run.Origin.PUBLISHED, languages=("hin", "urd"))
+    # A re-run whose rank files were never listed (as before the engine kept them) gets no link.
+    without_files = make_run(dataset, "no-rank-files", languages=("hin", "urd"))
     page = client.get(f"/tasks/t1/?dataset={dataset.pk}").content.decode()
     links = {href.replace("&amp;", "&") for href in LINK.findall(page)}
+    assert "no-rank-files" in page and not any(f"/results/{without_files.pk}/" in href for href in links)
     for run in runs.values():
         assert f"/results/{run.pk}/errors/?task=t1&language=hin" in links
     assert not any(f"/results/{Run.objects.get(model__name='published-model').pk}/" in href for href in links)
