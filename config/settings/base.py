@@ -71,6 +71,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "leaderboard.context_processors.last_updated",
+                "leaderboard.context_processors.return_path",
             ],
         },
     },

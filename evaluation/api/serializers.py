@@ -94,7 +94,9 @@ class SubmissionCreateSerializer(serializers.Serializer):
     revision = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
     display_name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
     license = serializers.CharField(max_length=100, required=False, allow_blank=True, default="")
-    parameter_count = serializers.IntegerField(min_value=1, required=False, allow_null=True, default=None)
+    parameter_count = serializers.IntegerField(
+        min_value=1, max_value=2**63 - 1, required=False, allow_null=True, default=None
+    )
     note = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
     declared_languages = serializers.ListField(
         child=serializers.ChoiceField(choices=list(TARGET_CODES)),
