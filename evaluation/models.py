@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from pathlib import PurePosixPath
 
 from celery import current_app
 from django.conf import settings
@@ -172,6 +173,11 @@ class Dataset(models.Model):
         return samples
 
     @property
+    def public_source(self) -> str:
+        """Where the import read the data from, by its last part only: the server's folders are not public."""
+        return PurePosixPath(self.source.rstrip("/")).name if self.source else ""
+
+    @property
     def version_label(self) -> str:
         """The version as the version menus name it: 'nirdesha 1.0 · pool 50,000 per language'."""
         pool = self.pool_size
@@ -244,6 +250,13 @@ class EmbeddingModel(models.Model):
     @property
     def label(self) -> str:
         return self.display_name or self.name.rsplit("/", 1)[-1]
+
+    @property
+    def public_name(self) -> str:
+        """The name everyone but staff reads: a local folder by its folder name, never the server's path."""
+        from evaluation.public import public_model_name
+
+        return public_model_name(self.name, self.is_local)
 
     def fill_blanks(self, **values) -> None:
         """Complete the description from a later submission without overwriting what is there.
@@ -521,6 +534,20 @@ class Run(models.Model):
     @property
     def attempt_history(self) -> list[dict]:
         return list((self.details or {}).get("attempts", []))
+
+    @property
+    def public_manifest(self) -> dict:
+        """The manifest as the public reads it (evaluation/public.py): no server path, host or process id."""
+        from evaluation.public import public_manifest
+
+        return public_manifest(self.manifest, model_name=self.model.name, is_local=self.model.is_local)
+
+    @property
+    def public_details(self) -> dict:
+        """The engine's results in run.details, without worker attempts, submissions or server paths."""
+        from evaluation.public import public_details
+
+        return public_details(self.details)
 
     @property
     def submitted_claims(self) -> dict:

@@ -107,7 +107,7 @@ class SubmissionViewSet(
             return refusal_response(refusal)
         except BrokerUnavailable as pending:
             return queue_unavailable_response(pending.args[0])
-        data = SubmissionDetailSerializer(run).data
+        data = SubmissionDetailSerializer(run, context={"request": request}).data
         return Response(data, status=status.HTTP_201_CREATED, headers={"Location": data["url"]})
 
     @extend_schema(request=None, responses={200: RunStatusSerializer, 409: OpenApiResponse(description="Over.")})
