@@ -43,7 +43,7 @@ def named_values(world: World, route: Route) -> dict[str, list[str]]:
         "name": [*artefacts(world.public_run), "ranks-t1-hin", "nope"],
         "fmt": ["csv", "json", "xyz"],
     }
-    for name, kind in route.parameters:
+    for name, _kind in route.parameters:
         model = model_for_parameter(name)
         if model is Run:
             ids = [world.local_run.pk, world.public_run.pk, world.private_run.pk]
@@ -123,9 +123,8 @@ def test_it_answers_every_route_without_an_error_or_a_private_run():
             walked[route.template] = read
 
     seconds = time.perf_counter() - started
-    print(
-        f"\nwalked {len(walked)} routes, {sum(map(len, walked.values()))} parameters, {requests} requests, {seconds:.1f} s"
-    )
+    parameters = sum(map(len, walked.values()))
+    print(f"\nwalked {len(walked)} routes, {parameters} parameters, {requests} requests, {seconds:.1f} s")
     for template, names in sorted(walked.items()):
         print(f"  {template}: {', '.join(sorted(names)) or '-'}")
     assert len(walked) >= 40, "the walk must find the site's routes in the URL configuration"
