@@ -21,6 +21,7 @@ PLANTED_EMAIL = "planted.owner.q7x@example.net"
 PLANTED_SERVER_DIR = "/srv/planted-q7x"
 PLANTED_MODEL_PATH = f"{PLANTED_SERVER_DIR}/models/e5-planted"
 PLANTED_DATA_PATH = f"{PLANTED_SERVER_DIR}/data/nirdesha-planted"
+PLANTED_RANKS_PATH = f"{PLANTED_MODEL_PATH}/ranks-t1-hin.npy"
 PRIVATE_MODEL = "planted-org/private-model-q7x"
 # A worker's claim token as evaluation/worker.py writes it into attempts, logs and run.worker.
 PLANTED_TOKEN = f"{PLANTED_HOST} pid {PLANTED_PID} #abcdef12"
@@ -47,7 +48,22 @@ class World:
     staff: AbstractUser
 
 
-def _plant_run_records(run: Run, owner: AbstractUser) -> None:
+def _stored_rank_file() -> str:
+    """A rank file in the default storage, as the engine stores one: a private run's archive then has content."""
+    import io
+
+    import numpy as np
+    from django.core.files.base import ContentFile
+    from django.core.files.storage import default_storage
+
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, ranks=np.arange(1, 100, dtype=np.int32))
+    return default_storage.save("runs/world/ranks-t1-hin.npz", ContentFile(buffer.getvalue()))
+
+
+def _plant_run_records(
+    run: Run, owner: AbstractUser, ranks_path: str = f"{PLANTED_MODEL_PATH}/ranks-t1-hin.npy"
+) -> None:
     """Write the planted values into every field of a run that the worker and the submission write."""
     traceback = (
         "Traceback (most recent call last):\n"
@@ -63,7 +79,7 @@ def _plant_run_records(run: Run, owner: AbstractUser) -> None:
         **run.details,
         "attempts": [{"number": 1, "worker": PLANTED_TOKEN, "batch_size": 8, "outcome": "done"}],
         "submission": {"commit": "c" * 40, "display_name": "", "folder": PLANTED_MODEL_PATH},
-        "ranks": [{"task": "t1", "source": "hin", "target": None, "path": f"{PLANTED_MODEL_PATH}/ranks-t1-hin.npy"}],
+        "ranks": [{"task": "t1", "source": "hin", "target": None, "path": ranks_path}],
         "skipped_files": [f"{PLANTED_SERVER_DIR}/published/bad.json: not JSON"],
         "preflight": {"host": PLANTED_HOST, "pid": int(PLANTED_PID)},
     }
@@ -87,7 +103,7 @@ def build_world(*, with_campaign: bool = True) -> World:
     local_run.refresh_from_db()
     _plant_run_records(local_run, owner)
     private_run = make_run(dataset, PRIVATE_MODEL, level=0.4, status=Run.Status.FAILED)
-    _plant_run_records(private_run, owner)
+    _plant_run_records(private_run, owner, ranks_path=_stored_rank_file())
     campaign = None
     if with_campaign:
         from tests.validation import load_validation_items

@@ -7,8 +7,7 @@ from django.template.loader import get_template
 from django.test import Client
 from django.urls import path
 
-from config.urls import handler500
-from config.urls import urlpatterns as site_urlpatterns
+import config.urls
 from tests.people import make_researcher
 
 
@@ -16,9 +15,9 @@ def _fail(request):
     raise RuntimeError("a bug")
 
 
-# The site's URLs and error handlers, with two views that fail.
-urlpatterns = [*site_urlpatterns, path("boom/", _fail), path("api/boom/", _fail)]
-__all__ = ["handler500", "urlpatterns"]
+# The site's URLs and 500 handler, with two views that fail.
+urlpatterns = [*config.urls.urlpatterns, path("boom/", _fail), path("api/boom/", _fail)]
+handler500 = getattr(config.urls, "handler500", "django.views.defaults.server_error")
 
 
 @pytest.mark.django_db
