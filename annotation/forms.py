@@ -27,7 +27,8 @@ class NativeLanguagesForm(forms.Form):
 
 
 class RatingForm(forms.Form):
-    campaign_item = forms.IntegerField(widget=forms.HiddenInput)
+    # A row id: bounded like the column, so that a forged huge number is a form error, not a database overflow.
+    campaign_item = forms.IntegerField(widget=forms.HiddenInput, min_value=1, max_value=2**63 - 1)
     judgement = forms.ChoiceField(
         choices=Judgement.choices,
         widget=forms.RadioSelect,

@@ -92,13 +92,17 @@ def html_routes() -> list[Route]:
 
 
 def model_for_parameter(name: str):
-    """The model an `<int:…_id>` parameter names (`run_id` → Run, `campaign_item_id` → CampaignItem)."""
-    if not name.endswith("_id"):
-        return None
-    wanted = name[: -len("_id")].replace("_", "")
-    for model in apps.get_models():
-        if model._meta.model_name == wanted:
-            return model
+    """The model a route parameter names: `run_id` → Run, `campaign_item_id` → CampaignItem, `run_a` → Run.
+
+    The whole name (without `_id`) is tried first, then each of its words, so that a view of a pair
+    (`<int:run_a>/<int:run_b>`) is given the same existing, private and missing runs.
+    """
+    words = [word for word in name.split("_") if word and word != "id"]
+    candidates = ["".join(words), *words] if name.endswith("_id") else words
+    models = {model._meta.model_name: model for model in apps.get_models()}
+    for candidate in candidates:
+        if candidate in models:
+            return models[candidate]
     return None
 
 

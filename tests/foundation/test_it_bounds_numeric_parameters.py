@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from annotation.forms import CampaignForm
+from annotation.forms import CampaignForm, RatingForm
 from evaluation.admin import EmbeddingModelForm
 from evaluation.forms import SubmissionForm
 from tests.factories import make_dataset, make_run
@@ -58,3 +58,8 @@ def test_it_refuses_an_overflowing_parameter_count_on_submission():
     client.force_authenticate(make_admin())
     response = client.post("/api/submissions/", {"model": "org/m", "parameter_count": 10**30}, format="json")
     assert response.status_code == 400 and "parameter_count" in response.json()
+
+
+def test_it_refuses_a_forged_campaign_item_id_in_a_rating():
+    form = RatingForm(data={"campaign_item": "1" + "0" * 30, "judgement": "completely_agree"})
+    assert not form.is_valid() and "campaign_item" in form.errors
