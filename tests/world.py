@@ -33,6 +33,7 @@ SECRETS = {
     "e-mail address": PLANTED_EMAIL,
     "server path": PLANTED_SERVER_DIR,
     "private run's model": "private-model-q7x",
+    "raw traceback": "most recent call last",
 }
 
 
