@@ -55,9 +55,10 @@ def named_values(world: World, route: Route) -> dict[str, list[str]]:
     return values
 
 
-def hostile_queries(names: list[str]) -> list[dict[str, str]]:
-    """Queries giving every parameter every hostile (and plausible) value, rotated so that each request mixes them."""
-    values = (*HOSTILE_VALUES, *PLAUSIBLE_VALUES)
+def hostile_queries(names: list[str], private_id: int) -> list[dict[str, str]]:
+    """Queries giving every parameter every hostile and plausible value (the private run's id among them),
+    rotated so that each request mixes them."""
+    values = (*HOSTILE_VALUES, *PLAUSIBLE_VALUES, str(private_id))
     return [
         {name: values[(shift + index) % len(values)] for index, name in enumerate(names)}
         for shift in range(len(values))
@@ -112,7 +113,7 @@ def test_it_answers_every_route_without_an_error_or_a_private_run():
                 if not untried:
                     break
                 names_now = sorted(read)
-                for query in hostile_queries(names_now):
+                for query in hostile_queries(names_now, world.private_run.pk):
                     for who in people:
                         with log.reads() as names:
                             fetch(who, url, query)
