@@ -925,8 +925,8 @@ def run_page(run_id: int) -> Page:
         "sections": sections,
         "bars": bars,
         # One public view of the manifest for everyone: this page is cached whoever asks.
-        "manifest": run.public_manifest,
-        "facts": manifest_facts(run.public_manifest),
+        "manifest": (manifest := run.public_manifest),
+        "facts": manifest_facts(manifest),
         "coverage_metrics": coverage_metrics,
         "coverage_rows": coverage_rows,
         "command": reproduce_command(run),
