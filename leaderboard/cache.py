@@ -11,8 +11,12 @@ database's page to the other.
 
 from __future__ import annotations
 
+import hashlib
+
 from django.core.cache import cache
 from django.db import DatabaseError
+
+MAX_SUFFIX_LENGTH = 150
 
 # The identity read once per process; a site's database keeps its identity for its whole life.
 _identity: dict[str, str] = {}
@@ -64,4 +68,7 @@ def bump_generation() -> int:
 def generation_key(*parts: object) -> str:
     """A cache key for a public page or fragment, scoped to this database and the current generation."""
     suffix = ":".join(str(part) for part in parts)
+    # A long query (free text, many values) is hashed: keys stay short enough for every cache backend.
+    if len(suffix) > MAX_SUFFIX_LENGTH:
+        suffix = f"sha256:{hashlib.sha256(suffix.encode('utf-8')).hexdigest()}"
     return f"leaderboard:{site_identity()}:g{current_generation()}:{suffix}"

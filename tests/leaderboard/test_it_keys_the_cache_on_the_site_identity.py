@@ -30,3 +30,9 @@ def test_it_never_serves_a_page_cached_for_another_database():
     SiteIdentity.objects.get().save()
     page = Client().get("/").content.decode()
     assert "Alpha of site two" in page and "Alpha of site one" not in page
+
+
+def test_it_keeps_keys_short_for_long_queries():
+    long_query = "q=" + "x" * 2000
+    key = generation_key("page", "overview", long_query)
+    assert len(key) < 250 and key != generation_key("page", "overview", long_query + "y")
