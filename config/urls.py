@@ -21,3 +21,7 @@ urlpatterns = [
     path("api/docs/", api_docs, name="api-docs"),
     path("healthz", healthz, name="healthz"),
 ]
+
+handler404 = "config.views.page_not_found"
+handler403 = "config.views.permission_denied"
+handler500 = "config.views.server_error"

@@ -19,6 +19,7 @@ from evaluation.engine.registry import METRICS, TASKS, TaskSpec
 from evaluation.engine.results import ClassificationDetails, Details
 from evaluation.languages import BY_CODE, LANGUAGES
 from evaluation.models import Dataset, Item, Run, Score
+from evaluation.redaction import public_log
 from leaderboard import errors, plots
 from leaderboard.coverage import Coverage, averaging_languages, coverage
 from leaderboard.filters import LanguageSelectionForm, LeaderboardFilter
@@ -112,7 +113,7 @@ def run_info(run: Run) -> RunInfo:
     return RunInfo(
         id=run.pk,
         label=run.model.label,
-        model_name=run.model.name,
+        model_name=run.model.public_name,
         origin=run.origin,
         kind=run.model.kind,
         parameter_count=run.model.parameter_count,
@@ -931,8 +932,9 @@ def run_page(run_id: int) -> Page:
         "run": run,
         "sections": sections,
         "bars": bars,
-        "manifest": run.manifest or {},
-        "facts": manifest_facts(run.manifest or {}),
+        # One public view of the manifest for everyone: this page is cached whoever asks.
+        "manifest": (manifest := run.public_manifest),
+        "facts": manifest_facts(manifest),
         "coverage_metrics": coverage_metrics,
         "coverage_rows": coverage_rows,
         "command": reproduce_command(run),
@@ -940,7 +942,7 @@ def run_page(run_id: int) -> Page:
         "error_units": errors.error_units(run),
         "translation_rows": errors.translation_rows(run),
         "translation_note": INTERVAL_NOTE,
-        "skipped_files": (run.details or {}).get("skipped_files") or [],
+        "skipped_files": [public_log(str(reason)) for reason in (run.details or {}).get("skipped_files") or []],
         # The published T4 files kept whole (dev and test, base and calibrated), by language or "all".
         "t4_published_files": [
             (code, block.get("file", ""))
@@ -951,7 +953,7 @@ def run_page(run_id: int) -> Page:
     rows = [
         [
             run.pk,
-            run.model.name,
+            run.model.public_name,
             s["task"],
             s["source"],
             s["target"],

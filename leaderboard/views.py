@@ -106,7 +106,8 @@ def reproduce(request: HttpRequest) -> HttpResponse:
 @require_GET
 def run_mteb_export(request: HttpRequest, run_id: int) -> HttpResponse:
     """The run's scores in MTEB's results format: one JSON per task and model_meta.json, zipped."""
-    run = get_object_or_404(Run.objects.select_related("model", "dataset"), pk=run_id, status=Run.Status.DONE)
+    runs = Run.objects.visible_to(request.user).select_related("model", "dataset")
+    run = get_object_or_404(runs, pk=run_id, status=Run.Status.DONE)
     response = HttpResponse(downloads.mteb_archive(run), content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="nirdesha-run{run.pk}-mteb-results.zip"'
     return response
@@ -114,8 +115,8 @@ def run_mteb_export(request: HttpRequest, run_id: int) -> HttpResponse:
 
 @require_GET
 def run_artefact_archive(request: HttpRequest, run_id: int) -> HttpResponse:
-    """Every artefact of a run in one zip archive."""
-    run = get_object_or_404(Run, pk=run_id)
+    """Every artefact of a run in one zip archive, under the same visibility rule as each single file."""
+    run = get_object_or_404(Run.objects.visible_to(request.user), pk=run_id)
     if not pages.artefacts(run):
         raise Http404("This run has no artefacts")
     response = HttpResponse(downloads.artefact_archive(run), content_type="application/zip")

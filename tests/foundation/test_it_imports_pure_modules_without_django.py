@@ -15,6 +15,8 @@ PURE_MODULES = [
     *ENGINE_MODULES,
     "evaluation.dataset_files",
     "evaluation.languages",
+    "evaluation.public",
+    "evaluation.redaction",
     "leaderboard.tables",
     "leaderboard.ranking",
     "leaderboard.significance",
