@@ -15,6 +15,7 @@ import math
 from collections import OrderedDict
 from dataclasses import dataclass
 from threading import Lock
+from typing import Any
 
 import numpy as np
 from django.core.files.storage import default_storage
@@ -405,7 +406,7 @@ def error_report(run: Run, key: UnitKey, *, bucket: str | None = None, page: str
         ids.add(int(unit.query_item_ids[position]))
         ids.update(int(item) for item in unit.top_item_ids[position, :SHOWN_RETRIEVED])
     texts = Texts(run, ids, {key.language, key.document_language})
-    queries = []
+    queries: list[dict[str, Any]] = []
     for position in shown:
         item_id = int(unit.query_item_ids[position])
         queries.append(
@@ -421,7 +422,7 @@ def error_report(run: Run, key: UnitKey, *, bucket: str | None = None, page: str
             }
         )
     codes = [key.language] if key.target is None else [key.language, key.target]
-    shown_ids = {query["item_id"] for query in queries}
+    shown_ids: set[int] = {int(query["item_id"]) for query in queries}
     found = closed_ratings(run.dataset_id, set(codes), shown_ids) if shown_ids else {}
     ratings = {item: [(code, found[(code, item)]) for code in codes if (code, item) in found] for item in shown_ids}
     query_bins = by_length_quartile(unit.query_lengths, unit.ranks) if unit.query_lengths is not None else []

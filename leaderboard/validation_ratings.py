@@ -26,11 +26,11 @@ class ItemRatings:
 
     @property
     def shown(self) -> list[tuple[str, str]]:
-        return [(rater, Judgement(value).label) for rater, value in self.ratings]
+        return [(rater, str(Judgement(value).label)) for rater, value in self.ratings]
 
     @property
     def adjudication_label(self) -> str:
-        return Judgement(self.adjudication).label if self.adjudication else ""
+        return str(Judgement(self.adjudication).label) if self.adjudication else ""
 
 
 def closed_ratings(dataset_id: int, languages: set[str], item_ids: set[int] | None = None) -> dict:
