@@ -272,6 +272,15 @@ class RunQuerySet(models.QuerySet):
     def published(self) -> RunQuerySet:
         return self.filter(origin=Run.Origin.PUBLISHED)
 
+    def older_engine(self) -> RunQuerySet:
+        """Finished re-runs scored by an engine version other than the current one (Run.is_older_engine)."""
+        return (
+            self.finished()
+            .filter(origin=Run.Origin.RERUN)
+            .exclude(engine_version__in=["", ENGINE_VERSION])
+            .select_related("model", "dataset")
+        )
+
     def active(self) -> RunQuerySet:
         return self.filter(status__in=Run.ACTIVE_STATUSES)
 
@@ -494,6 +503,14 @@ class Run(models.Model):
     @property
     def is_published(self) -> bool:
         return self.origin == self.Origin.PUBLISHED
+
+    @property
+    def is_older_engine(self) -> bool:
+        """Scored by an earlier engine version: never ranked against current-engine runs.
+
+        Published runs carry no engine version (the paper's figures, which the current engine
+        reproduces) and are never "older"; see leaderboard.tables.is_older_engine."""
+        return self.origin == self.Origin.RERUN and self.engine_version not in ("", ENGINE_VERSION)
 
     @property
     def is_terminal(self) -> bool:

@@ -20,7 +20,7 @@ from evaluation.engine.results import ClassificationDetails, Details
 from evaluation.languages import BY_CODE, LANGUAGES
 from evaluation.models import Dataset, Item, Run, Score
 from leaderboard import plots
-from leaderboard.coverage import Coverage, averaging_languages, coverage
+from leaderboard.coverage import Coverage, averaging_languages, common_languages, coverage
 from leaderboard.filters import LanguageSelectionForm, LeaderboardFilter
 from leaderboard.reproduce import in_paper_unit, load_paper_tables, t4_block_value
 from leaderboard.run_intervals import joint_average_interval, joint_overall_interval
@@ -121,6 +121,7 @@ def run_info(run: Run) -> RunInfo:
         max_tokens=run.model.max_tokens,
         memory_bytes_fp16=run.model.memory_bytes_fp16,
         license=run.model.license,
+        engine_version=run.engine_version,
     )
 
 
@@ -165,6 +166,14 @@ class Selection:
             for unit_task, source, target in self.units
             if unit_task == task and pair_selected(source, target, chosen, self.pair_mode)
         ]
+
+    @property
+    def ranked_over(self) -> list[str]:
+        """The languages ranks are over: every selected language, or with "common" those all shown models declare."""
+        if not self.common:
+            return list(self.languages)
+        declared = {run.pk: list(run.model.declared_languages or []) for run in self.runs}
+        return common_languages(declared, self.languages)
 
     @property
     def infos(self) -> list[RunInfo]:
@@ -326,14 +335,17 @@ def overview_page(params: QueryDict) -> Page:
         expected_by_run=expected_by_run,
         intervals=intervals,
         coverage_by_run=selection.coverage_by_run(),
+        ranked_over=selection.ranked_over,
+        common=selection.common,
     )
-    ranked = [row for row in table.rows if not row.overall.missing]
+    # The chart compares, so it shows the ranked rows only (the same languages, the current engine).
+    ranked = [row for row in table.rows if not row.overall.missing and row.rank is not None]
     ranked.sort(key=lambda row: -row.overall.value)
     figure = (
         plots.interval_chart(
             [row.run.label for row in ranked],
             [(row.overall.value, row.overall.ci_low, row.overall.ci_high) for row in ranked],
-            title="Overall score with interval (mean of the retrieval columns)",
+            title=f"Overall score with interval, ranked models over {len(selection.ranked_over)} languages",
         )
         if ranked
         else None
@@ -364,6 +376,9 @@ def overview_page(params: QueryDict) -> Page:
         "overall_ci_high",
         "averaged_languages",
         "coverage",
+        "ranked_over",
+        "engine_version",
+        "older_engine",
     ]
     # The overall score is a mean of the overall columns' values, all on the main metric's scale.
     overall_metric = next((column.metric for column in columns if column.key in table.overall_keys), None)
@@ -394,6 +409,9 @@ def overview_page(params: QueryDict) -> Page:
             *_ci(row.overall),
             " ".join(row.coverage.averaged) if row.coverage else "",
             row.coverage.label if row.coverage else "",
+            " ".join(row.ranked_over),
+            row.run.engine_version,
+            row.run.is_older_engine,
         ]
         for column in columns:
             cell = row.cells[column.key]
@@ -459,10 +477,14 @@ def task_page(params: QueryDict, task: str) -> Page:
     # Rows follow the mean of the main metric, best first, in every table of the page (like the paper's tables).
     first = build_language_table(infos, values, languages, main)
     ranked = [row[0] for row in sorted(first.rows, key=lambda row: -(row[2].value if row[2].value is not None else -1))]
+    # The one ranking rule: rows are grouped in blocks (same languages, current engine first).
+    blocks = {"averaged_by_run": languages_by_run, "ranked_over": selection.ranked_over, "common": selection.common}
     tables = [
         (
             METRICS[metric].short_label,
-            build_language_table(ranked, values, languages, metric, higher_is_better=METRICS[metric].higher_is_better),
+            build_language_table(
+                ranked, values, languages, metric, higher_is_better=METRICS[metric].higher_is_better, **blocks
+            ),
         )
         for metric in spec.shown_metrics
     ]
