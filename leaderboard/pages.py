@@ -15,6 +15,7 @@ from pathlib import PurePosixPath
 from django.db.models import Count
 from django.http import Http404, QueryDict
 
+from evaluation.engine.bootstrap import percentile_interval
 from evaluation.engine.registry import METRICS, TASKS, TaskSpec
 from evaluation.engine.results import ClassificationDetails, Details
 from evaluation.languages import BY_CODE, LANGUAGES
@@ -23,7 +24,7 @@ from leaderboard import plots
 from leaderboard.coverage import Coverage, averaging_languages, common_languages, coverage
 from leaderboard.filters import LanguageSelectionForm, LeaderboardFilter
 from leaderboard.reproduce import in_paper_unit, load_paper_tables, t4_block_value
-from leaderboard.run_intervals import joint_average_interval, joint_overall_interval
+from leaderboard.run_intervals import joint_average_interval, joint_overall_samples
 from leaderboard.tables import (
     OVERALL,
     Column,
@@ -276,7 +277,11 @@ def _encode(pairs: list[tuple[str, str]]) -> str:
 
 
 def joint_intervals(
-    selection: Selection, columns, aggregates: list[dict], languages_by_run: dict[int, list[str]]
+    selection: Selection,
+    columns,
+    aggregates: list[dict],
+    languages_by_run: dict[int, list[str]],
+    replicates: dict[int, object] | None = None,
 ) -> dict[tuple[int, str], tuple[float, float]]:
     """The engine's joint bootstrap interval of every re-run's retrieval averages and overall score.
 
@@ -300,10 +305,20 @@ def joint_intervals(
                 found[(run.pk, column.key)] = interval
             if column.key in overall:
                 groups.append((column.task, column.metric, units))
-        if groups and len(groups) == len([c for c in columns if c.key in overall]):
-            interval = joint_overall_interval(run, groups)
-            if interval is not None:
-                found[(run.pk, OVERALL)] = interval
+        # The overall score averages the overall columns that have results for the selection.
+        wanted = [
+            column
+            for column in columns
+            if column.key in overall
+            and selection.units_of(column.task, languages_by_run.get(run.pk, selection.languages))
+        ]
+        if groups and len(groups) == len(wanted):
+            samples = joint_overall_samples(run, groups)
+            if samples is not None:
+                found[(run.pk, OVERALL)] = percentile_interval(samples)
+                # The overall score's replicates give the rank intervals (paired across re-runs).
+                if replicates is not None:
+                    replicates[run.pk] = samples
     return found
 
 
@@ -325,7 +340,8 @@ def overview_page(params: QueryDict) -> Page:
         run_id: expected_units(selection.units, columns, set(chosen), selection.pair_mode)
         for run_id, chosen in languages_by_run.items()
     }
-    intervals = joint_intervals(selection, columns, aggregates, languages_by_run)
+    replicates: dict[int, object] = {}
+    intervals = joint_intervals(selection, columns, aggregates, languages_by_run, replicates)
     table = build_overview(
         infos,
         aggregates,
@@ -337,6 +353,7 @@ def overview_page(params: QueryDict) -> Page:
         coverage_by_run=selection.coverage_by_run(),
         ranked_over=selection.ranked_over,
         common=selection.common,
+        replicates=replicates,
     )
     # The chart compares, so it shows the ranked rows only (the same languages, the current engine).
     ranked = [row for row in table.rows if not row.overall.missing and row.rank is not None]
@@ -766,6 +783,107 @@ def crosslingual_page(params: QueryDict) -> Page:
 
 # ---------------------------------------------------------------------------------------------- compare
 
+DIFFERENCE_HEADERS = [
+    "task",
+    "metric",
+    "language",
+    "run_a",
+    "run_b",
+    "model_a",
+    "model_b",
+    "a",
+    "b",
+    "delta",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "method",
+    "verdict",
+]
+NOT_TESTED = "not tested: neither per-query data nor a published proportion to test"
+
+
+def differences(selection: Selection, chosen: list[Run], axes: list[tuple[str, str, str]]) -> list[dict]:
+    """Δ = A − B for every pair of chosen runs (in the order chosen) and every axis, over the languages both cover.
+
+    Re-runs with rank files: the paired bootstrap over the shared queries (leaderboard.significance);
+    the p-value of Recall@1 is the exact McNemar test. Otherwise, published proportions: the unpaired,
+    conservative interval. Several comparisons at once are Holm-corrected."""
+    from leaderboard.intervals import WILSON_METRICS
+    from leaderboard.run_intervals import bootstrap_settings, per_query_values
+    from leaderboard.significance import (
+        CANNOT_TELL,
+        Difference,
+        holm,
+        paired_bootstrap,
+        paired_recall_at_1,
+        unpaired_proportions,
+    )
+
+    by_run = selection.languages_by_run
+    values: dict[tuple[int, str, str, str, str | None], float] = {}
+    for row in Score.objects.filter(
+        run__in=[run.pk for run in chosen], task__in=[task for task, _, _ in axes], metric__in=[m for _, m, _ in axes]
+    ).values_list("run_id", "task", "metric", "source_id", "target_id", "value"):
+        values[row[:5]] = row[5]
+    rows: list[dict] = []
+    found: list[Difference] = []
+    pool = selection.dataset.pool_size if selection.dataset else 0
+    for index, run_a in enumerate(chosen):
+        for run_b in chosen[index + 1 :]:
+            shared = [code for code in by_run.get(run_a.pk, []) if code in set(by_run.get(run_b.pk, []))]
+            for task, metric, _ in axes:
+                units = selection.units_of(task, shared)
+                higher = METRICS[metric].higher_is_better
+                pairs_a = [values.get((run_a.pk, task, metric, s, t)) for s, t in units]
+                pairs_b = [values.get((run_b.pk, task, metric, s, t)) for s, t in units]
+                if not units or any(v is None for v in pairs_a + pairs_b):
+                    continue
+                difference = None
+                if not run_a.is_published and not run_b.is_published and TASKS[task].kind == "retrieval":
+                    per_a = per_query_values(run_a, task, metric, units)
+                    per_b = per_query_values(run_b, task, metric, units)
+                    if per_a is not None and per_b is not None and per_a.shape == per_b.shape:
+                        seed, resamples = bootstrap_settings(run_a)
+                        if metric == "recall@1":
+                            difference, _ = paired_recall_at_1(per_a, per_b, n_resamples=resamples, seed=seed)
+                        else:
+                            difference, _ = paired_bootstrap(
+                                per_a, per_b, n_resamples=resamples, seed=seed, higher_is_better=higher
+                            )
+                if difference is None and metric in WILSON_METRICS and pool:
+                    difference = unpaired_proportions(pairs_a, pairs_b, pool, higher_is_better=higher)  # type: ignore[arg-type]
+                if difference is None:
+                    mean_a, mean_b = sum(pairs_a) / len(pairs_a), sum(pairs_b) / len(pairs_b)  # type: ignore[arg-type]
+                    difference = Difference(
+                        mean_a, mean_b, mean_a - mean_b, None, None, None, NOT_TESTED, CANNOT_TELL, False
+                    )
+                found.append(difference)
+                rows.append(
+                    {
+                        "task": task,
+                        "metric": metric,
+                        "language": " ".join(shared),
+                        "run_a": run_a.pk,
+                        "run_b": run_b.pk,
+                        "model_a": run_a.model.label,
+                        "model_b": run_b.model.label,
+                    }
+                )
+    corrected = holm(found)
+    for row, difference in zip(rows, corrected, strict=True):
+        row.update(
+            a=difference.a,
+            b=difference.b,
+            delta=difference.delta,
+            ci_low=difference.ci_low,
+            ci_high=difference.ci_high,
+            p_value=difference.p_value,
+            method=difference.method,
+            verdict=difference.verdict,
+        )
+    return rows
+
 
 def compare_page(params: QueryDict) -> Page:
     axes = compare_axes()
@@ -822,6 +940,7 @@ def compare_page(params: QueryDict) -> Page:
         )
     headers = ["run_id", "model", *[f"{label} ({metric})" for _, metric, label in axes]]
     rows = [[info.id, info.label, *[cell.value for cell in cells]] for info, cells in summary]
+    compared = differences(selection, chosen, axes) if len(chosen) >= 2 else []
     context = {
         **_filters_context(selection, ("runs", "task")),
         "task_choices": [(key, choice.title) for key, choice in tasks.items()],
@@ -834,9 +953,16 @@ def compare_page(params: QueryDict) -> Page:
         "summary": summary,
         "bars": bars,
         "radar": radar,
+        "differences": compared,
+        "holm": sum(1 for row in compared if row["p_value"] is not None) > 1,
     }
     metrics = {f"{label} ({metric})": metric for _, metric, label in axes}
-    return Page("Compare models", context, {"compare": ExportTable(headers, rows, metrics)})
+    difference_table = ExportTable(DIFFERENCE_HEADERS, [[row[key] for key in DIFFERENCE_HEADERS] for row in compared])
+    return Page(
+        "Compare models",
+        context,
+        {"compare": ExportTable(headers, rows, metrics), "differences": difference_table},
+    )
 
 
 # ---------------------------------------------------------------------------------------------- run page

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from evaluation.engine import ENGINE_VERSION
 from evaluation.engine.registry import METRICS, TASKS, is_cross_lingual
 from leaderboard.coverage import OUTSIDE_NOTE, Coverage, is_outside
-from leaderboard.ranking import Estimate, rank_intervals, rank_label
+from leaderboard.ranking import Estimate, pairing, rank_intervals, rank_label
 
 PAIR_MODES = ("both", "source")
 
@@ -188,9 +188,9 @@ class Cell:
     def has_ci(self) -> bool:
         return self.ci_low is not None and self.ci_high is not None
 
-    def estimate(self) -> Estimate:
+    def estimate(self, samples=None) -> Estimate:
         assert self.value is not None
-        return Estimate(self.value, self.ci_low, self.ci_high)
+        return Estimate(self.value, self.ci_low, self.ci_high, samples)
 
 
 def percent(value: float | None, digits: int = 1) -> str:
@@ -264,6 +264,8 @@ class OverviewTable:
     intervals_missing: bool
     notes: list[str] = field(default_factory=list)
     expected: dict[str, int] = field(default_factory=dict)
+    # Whether the rank intervals are paired (leaderboard.ranking.pairing).
+    rank_pairing: str = ""
 
     @property
     def visible_columns(self) -> list[Column]:
@@ -329,6 +331,7 @@ def build_overview(
     coverage_by_run: Mapping[int, Coverage] | None = None,
     ranked_over: Sequence[str] | None = None,
     common: bool = False,
+    replicates: Mapping[int, object] | None = None,
 ) -> OverviewTable:
     """One row per run with a cell per column, overall score, rank interval and sort order.
 
@@ -339,7 +342,9 @@ def build_overview(
     (run id, column key or OVERALL), with a better one (the engine's joint bootstrap interval).
     `ranked_over` is the languages the ranks are over (the selection, or the common languages); a run
     averaged over other languages, or scored by an older engine, is shown unranked in its own block
-    (block_of). Without it every current-engine run is ranked.
+    (block_of). Without it every current-engine run is ranked. `replicates` holds, per run id, the
+    bootstrap replicates of its overall score (paired across re-runs); the rank intervals come from
+    every model's rank in every replicate (leaderboard.ranking).
     """
     columns = overview_columns() if columns is None else columns
     by_key = {(row["run_id"], row["task"], row["metric"]): row for row in aggregates}
@@ -381,7 +386,8 @@ def build_overview(
         )
 
     ranked = [row for row in rows if not row.overall.missing and row.block == RANKED]
-    for row, interval in zip(ranked, rank_intervals([row.overall.estimate() for row in ranked]), strict=True):
+    estimates = [row.overall.estimate((replicates or {}).get(row.run.id)) for row in ranked]
+    for row, interval in zip(ranked, rank_intervals(estimates), strict=True):
         row.rank = interval
         row.ranked_over = tuple(ranked_over or (row.coverage.averaged if row.coverage else ()))
     # "Best" is a comparison too: it is marked among the ranked rows only (the same languages).
@@ -406,6 +412,7 @@ def build_overview(
         overall_keys=overall,
         sort=sort_value,
         intervals_missing=any(not row.overall.has_ci for row in ranked),
+        rank_pairing=pairing(estimates) if estimates else "",
         notes=notes,
         expected=dict(expected),
     )
