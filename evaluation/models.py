@@ -94,6 +94,13 @@ class Dataset(models.Model):
         blank=True,
         help_text="Items per language of the full version, when its results are here but its items are not.",
     )
+    # Derived from the published values at import (evaluation.published.derive_query_count): every
+    # published Recall@k is a count over this many queries, which need not be the pool's item count.
+    published_query_count = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Queries behind every published figure of this version, derived from the published values.",
+    )
     is_demo = models.BooleanField(default=False, help_text="A small sample shipped for trying the site out.")
     import_report = models.JSONField(
         default=dict,
@@ -508,8 +515,8 @@ class Run(models.Model):
     def is_older_engine(self) -> bool:
         """Scored by an earlier engine version: never ranked against current-engine runs.
 
-        Published runs carry no engine version (the paper's figures, which the current engine
-        reproduces) and are never "older"; see leaderboard.tables.is_older_engine."""
+        Published runs are the reference implementation's figures, not any engine version's, and are
+        never "older"; see leaderboard.tables.is_older_engine."""
         return self.origin == self.Origin.RERUN and self.engine_version not in ("", ENGINE_VERSION)
 
     @property

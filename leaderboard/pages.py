@@ -828,7 +828,8 @@ def differences(selection: Selection, chosen: list[Run], axes: list[tuple[str, s
         values[row[:5]] = row[5]
     rows: list[dict] = []
     found: list[Difference] = []
-    pool = selection.dataset.pool_size if selection.dataset else 0
+    # Published figures are counts over the queries read off their values (Dataset.published_query_count).
+    pool = (selection.dataset.published_query_count or selection.dataset.pool_size) if selection.dataset else 0
     for index, run_a in enumerate(chosen):
         for run_b in chosen[index + 1 :]:
             shared = [code for code in by_run.get(run_a.pk, []) if code in set(by_run.get(run_b.pk, []))]

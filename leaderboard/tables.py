@@ -122,9 +122,9 @@ class RunInfo:
 def is_older_engine(origin: str, engine_version: str) -> bool:
     """Whether a run was scored by an engine version other than the current one.
 
-    Published runs carry no engine version: they are the paper's figures, which the current engine
-    reproduces (the reproduction page and the recorded engine guards check it), so they are ranked
-    with current-engine re-runs, always labelled "published". A re-run scored by an earlier engine
+    Published runs are the reference implementation's figures (engine_version "reference"), not the
+    output of any version of this engine; the current engine reproduces them (the reproduction page
+    checks it), so they are ranked with current-engine re-runs, always labelled "published". A re-run scored by an earlier engine
     may differ in ways the version bump records, so it is never ranked against current-engine runs."""
     return origin != "published" and engine_version not in ("", ENGINE_VERSION)
 

@@ -58,7 +58,7 @@ def test_it_shows_the_papers_numbers(client, published):
     # The reference's ECE is not shown as ECE.
     assert rows["BGE-M3"]["t4_ece"].startswith("—")
     page = client.get(reverse("leaderboard:overview")).content.decode()
-    assert "Wilson 95% interval from the published value and the 50,000-query pool" in page
+    assert "Wilson 95% interval from the published value and the 49,949 queries each published figure" in page
     assert "means over the selected languages that each model was evaluated on" in page
 
 
