@@ -124,8 +124,9 @@ def is_older_engine(origin: str, engine_version: str) -> bool:
 
     Published runs are the reference implementation's figures (engine_version "reference"), not the
     output of any version of this engine; the current engine reproduces them (the reproduction page
-    checks it), so they are ranked with current-engine re-runs, always labelled "published". A re-run scored by an earlier engine
-    may differ in ways the version bump records, so it is never ranked against current-engine runs."""
+    checks it), so they are ranked with current-engine re-runs, always labelled "published". A re-run
+    scored by an earlier engine may differ in ways the version bump records, so it is never ranked
+    against current-engine runs."""
     return origin != "published" and engine_version not in ("", ENGINE_VERSION)
 
 
