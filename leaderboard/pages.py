@@ -726,13 +726,19 @@ def crosslingual_page(params: QueryDict) -> Page:
             matrix,
             names,
             title=f"{chosen.model.label}: {metric_label}, {task.upper()} (diagonal: {diagonal_task.upper()})",
+            metric=metric,
         )
         if chosen and matrix
         else None
     )
     asym_figure = (
         plots.heatmap(
-            asym, names, title="Asymmetry: row→column minus column→row", diverging=True, colorbar_title="Δ pts"
+            asym,
+            names,
+            title="Asymmetry: row→column minus column→row",
+            diverging=True,
+            colorbar_title="Δ pts",
+            metric=metric,
         )
         if chosen and asym
         else None

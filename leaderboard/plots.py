@@ -16,6 +16,7 @@ from plotly.subplots import make_subplots
 
 from evaluation.published import CATALOGUE
 from evaluation.safe_text import plain_figure, plain_label
+from leaderboard.tables import format_metric
 
 # One colour per model, the same in every chart. Paul Tol's colour-blind-safe "muted" scheme (nine
 # colours) followed by three Okabe–Ito colours and a grey, all distinguishable with the common
@@ -72,7 +73,8 @@ def _as_dict(figure: go.Figure) -> dict:
 
 
 def _pct(value: float | None) -> float | None:
-    return None if value is None else round(100 * value, 2)
+    # Not rounded: the labels and hover texts round once, from the stored value (MetricSpec.format).
+    return None if value is None else 100 * value
 
 
 def _error(values: Sequence[float | None], lows: Sequence[float | None], highs: Sequence[float | None]) -> dict | None:
@@ -125,10 +127,12 @@ def heatmap(
     title: str,
     diverging: bool = False,
     colorbar_title: str = "%",
+    metric: str = "recall@1",
 ) -> dict:
     """A source×target heatmap (rows = query language, columns = document language)."""
     z = [[_pct(value) for value in row] for row in matrix]
-    text = [["" if value is None else f"{value:.1f}" for value in row] for row in z]
+    # Each label is the stored value rounded once, as the tables print it (never the rounded z again).
+    text = [[format_metric(metric, value) for value in row] for row in matrix]
     trace: dict = {
         "z": z,
         "x": list(labels),

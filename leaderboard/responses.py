@@ -88,8 +88,9 @@ def _shown(metric_name: str, value: object) -> object:
     spec = METRICS.get(metric_name)
     if spec is None or not isinstance(value, int | float) or isinstance(value, bool):
         return None
-    # Unrounded: the page rounds for reading, a download keeps every digit.
-    return spec.display_value(value)
+    # As the page shows it: rounded once from the stored value by the one helper (MetricSpec.shown);
+    # the stored value itself, every digit, is in the column beside it.
+    return spec.shown(value)
 
 
 def _unit(metric_name: str) -> str:

@@ -51,13 +51,21 @@ class MetricSpec:
         return value * 100 if self.scale == "fraction" else value
 
     def format(self, value: float | None) -> str:
-        """The value as the pages print it; empty for a missing value."""
+        """The value as the pages print it, rounded once from the stored value; empty for a missing value.
+
+        The one rounding of the site: tables, heatmap labels and the downloads' "as shown" columns all
+        come from here, so that 0.18347 is 18.3 everywhere (never 18.35 first, then 18.4)."""
         shown = self.display_value(value)
         if shown is None:
             return ""
         if self.scale == "fraction":
             return f"{shown:.{self.digits}f}"
         return f"{shown:,.{self.digits}f}"
+
+    def shown(self, value: float | None) -> float | None:
+        """The number the pages print (format), as a number: the downloads' "as shown" value."""
+        text = self.format(value)
+        return float(text.replace(",", "")) if text else None
 
 
 def _metrics(*specs: MetricSpec) -> dict[str, MetricSpec]:
