@@ -442,6 +442,12 @@ def overview_page(params: QueryDict) -> Page:
         "overall_labels": [column.label for column in columns if column.key in table.overall_keys],
         "figure": figure,
         "common": selection.common,
+        "chance_levels": {
+            column.key: TASKS[column.task].chance_level(
+                column.metric, selection.dataset.pool_size if selection.dataset else None
+            )
+            for column in columns
+        },
         # The note on the ECE column links to the page of the task that the column belongs to.
         "ece_task": next((column.task for column in columns if column.metric == "ece"), None),
         # The model-facts columns; the runs come with their model already (no extra query).
@@ -505,6 +511,7 @@ def task_page(params: QueryDict, task: str) -> Page:
         )
         for metric in spec.shown_metrics
     ]
+    pool_size = selection.dataset.pool_size if selection.dataset else None
     # The bar chart shows the eight best models; the tables below have all of them.
     leaders = tables[0][1].rows[:8]
     figure = (
@@ -512,6 +519,7 @@ def task_page(params: QueryDict, task: str) -> Page:
             [BY_CODE[code].name for code in languages],
             {run.label: [(cell.value, cell.ci_low, cell.ci_high) for cell in cells] for run, cells, _ in leaders},
             title=f"{METRICS[main].label} per {'query ' if pair else ''}language (best {len(leaders)} models)",
+            chance=spec.chance_level(main, pool_size),
         )
         if leaders and languages
         else None
@@ -536,8 +544,20 @@ def task_page(params: QueryDict, task: str) -> Page:
         "tables": tables,
         "figure": figure,
         "infos": infos,
+        "chance_levels": chance_levels(spec, spec.shown_metrics, pool_size),
+        "mining_reason": spec.extra.get("mining_reason", ""),
     }
     return Page(spec.title, context, {task: ExportTable(headers, rows)})
+
+
+def chance_levels(spec: TaskSpec, metrics, pool_size: int | None) -> list[tuple[str, str]]:
+    """(metric label, chance level in percent) of the task's metrics that define one, for the pages."""
+    found = []
+    for metric in metrics:
+        level = spec.chance_level(metric, pool_size)
+        if level is not None:
+            found.append((METRICS[metric].short_label, f"{100 * level:.3g}%"))
+    return found
 
 
 # ---------------------------------------------------------------------------------------------- T4
@@ -650,6 +670,7 @@ def classification_page(params: QueryDict, task: str) -> Page:
         "chosen": chosen,
         "figures": figures,
         "published_present": any(info.is_published for info in infos),
+        "chance_levels": chance_levels(spec, shown_metrics, selection.dataset.pool_size if selection.dataset else None),
         "published_t4": published_t4_rows(selection.runs),
     }
     context["hidden_for_run"] = context["hidden_for_choice"]

@@ -93,8 +93,11 @@ def language_bars(
     *,
     title: str,
     y_title: str = "Recall@1 (%)",
+    chance: float | None = None,
 ) -> dict:
-    """Grouped bars: one group per language, one bar per series, with CI whiskers when known."""
+    """Grouped bars: one group per language, one bar per series, with CI whiskers when known.
+
+    `chance` (a fraction) draws the metric's chance level as a dashed reference line."""
     figure = go.Figure()
     for name, points in series.items():
         values = [point[0] for point in points]
@@ -117,6 +120,14 @@ def language_bars(
         legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
         xaxis={"automargin": True},
     )
+    if chance is not None:
+        figure.add_hline(
+            y=_pct(chance),
+            line_dash="dash",
+            line_color="#888888",
+            annotation_text=f"chance {100 * chance:.3g}%",
+            annotation_position="top left",
+        )
     return _as_dict(figure)
 
 

@@ -269,6 +269,16 @@ class OverviewTable:
     rank_pairing: str = ""
 
     @property
+    def several_blocks(self) -> bool:
+        """Whether the rows fall in more than one block (then each block gets a heading row)."""
+        return len({row.block for row in self.rows}) > 1
+
+    @property
+    def ranked_heading(self) -> str:
+        """The heading of the ranked block, said once above the table."""
+        return next((row.block_label for row in self.rows if row.block == RANKED), "")
+
+    @property
     def visible_columns(self) -> list[Column]:
         """Columns with any result for the selection; an all-empty column is explained in a note instead."""
         return [column for column in self.columns if self.expected.get(column.key, 0) > 0]
@@ -479,6 +489,11 @@ class LanguageTable:
     # Per run id, its block under the one ranking rule (block_of) and each block's heading.
     block_by_run: dict[int, str] = field(default_factory=dict)
     block_labels: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def several_blocks(self) -> bool:
+        """Whether the rows fall in more than one block (then each block gets a heading row)."""
+        return len(set(self.block_by_run.values())) > 1
 
 
 def build_language_table(

@@ -170,6 +170,8 @@ class LeaderboardViewSet(viewsets.ViewSet):
             "ranked over the languages all shown models declare",
             "intervals": "re-runs: the engine's joint bootstrap of the average; published Recall@k: Wilson 95% "
             "from the published value and the pool size, averages carrying the mean of those bounds",
+            # Each column's chance (or majority) baseline, a fraction like the values (null where undefined).
+            "chance_levels": context.get("chance_levels", {}),
             "rows": [dict(zip(table.headers, row, strict=True)) for row in table.rows],
         }
 
