@@ -41,3 +41,11 @@ def test_pages_charts_and_the_api_show_them(client, published):
     assert body["chance_levels"]["t4_auroc"] == 0.5
     assert body["chance_levels"]["t1"] == pytest.approx(1 / 50_000)
     assert body["chance_levels"]["t4_ece"] is None
+
+
+@pytest.mark.django_db
+def test_the_hard_negative_page_says_how_its_negatives_are_mined_and_its_chance_level(client, published):
+    [spec] = [spec for spec in TASKS.values() if spec.method == "hard_negatives"]
+    page = client.get(reverse("leaderboard:task", args=[spec.id])).content.decode()
+    assert "How the hard negatives are mined: BM25 is queried with the gold instruction" in page
+    assert "R@1 4.76%" in page
