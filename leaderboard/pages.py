@@ -524,7 +524,8 @@ def task_page(params: QueryDict, task: str) -> Page:
         if leaders and languages
         else None
     )
-    headers = ["run_id", "model", "origin", "metric", "language", "value", "ci_low", "ci_high"]
+    headers = ["run_id", "model", "origin", "metric", "language", "value", "ci_low", "ci_high", "block", "older_engine"]
+    block_by_run = tables[0][1].block_by_run if tables else {}
     rows = [
         [row["run_id"], None, None, row["metric"], row["source"], row["value"], row.get("ci_low"), row.get("ci_high")]
         for row in values
@@ -533,6 +534,8 @@ def task_page(params: QueryDict, task: str) -> Page:
     for row in rows:
         info = labels.get(row[0])
         row[1], row[2] = (info.label, info.origin) if info else ("", "")
+        # The row's block under the ranking rule, and whether an older engine scored it.
+        row += [block_by_run.get(row[0], ""), bool(info and info.is_older_engine)]
     if pair:
         headers[4] = "query_language (mean over document languages)"
     context = {
@@ -655,8 +658,11 @@ def classification_page(params: QueryDict, task: str) -> Page:
                     ),
                 )
             )
-    headers = ["run_id", "model", "origin", *shown]
-    rows = [[info.id, info.label, info.origin, *[cells[m].value for m in shown]] for info, cells in summary]
+    headers = ["run_id", "model", "origin", *shown, "older_engine"]
+    rows = [
+        [info.id, info.label, info.origin, *[cells[m].value for m in shown], info.is_older_engine]
+        for info, cells in summary
+    ]
     context = {
         **_filters_context(selection, ("run",)),
         "summary": [(info, [(metric, cells[metric]) for metric in shown_metrics]) for info, cells in summary],
@@ -769,11 +775,20 @@ def crosslingual_page(params: QueryDict) -> Page:
         row = split_by_run.get(info.id, {})
         same, cross = row.get("same_script"), row.get("cross_script")
         split_rows.append((info, row, same - cross if same is not None and cross is not None else None))
-    headers = ["run_id", "model", "task", "metric", "query_language", "document_language", "value"]
+    headers = ["run_id", "model", "task", "metric", "query_language", "document_language", "value", "older_engine"]
     rows = []
     if chosen:
         rows = [
-            [chosen.pk, chosen.model.label, task, metric, row["source"], row["target"], row["value"]]
+            [
+                chosen.pk,
+                chosen.model.label,
+                task,
+                metric,
+                row["source"],
+                row["target"],
+                row["value"],
+                chosen.is_older_engine,
+            ]
             for row in pair_values
             if row["source"] in languages and row["target"] in languages
         ]
@@ -966,8 +981,8 @@ def compare_page(params: QueryDict) -> Page:
             {info.label: [cell.value for cell in cells] for info, cells in summary},
             title="Scores across tasks (%), each on its own axis",
         )
-    headers = ["run_id", "model", *[f"{label} ({metric})" for _, metric, label in axes]]
-    rows = [[info.id, info.label, *[cell.value for cell in cells]] for info, cells in summary]
+    headers = ["run_id", "model", *[f"{label} ({metric})" for _, metric, label in axes], "older_engine"]
+    rows = [[info.id, info.label, *[cell.value for cell in cells], info.is_older_engine] for info, cells in summary]
     compared = differences(selection, chosen, axes) if len(chosen) >= 2 else []
     context = {
         **_filters_context(selection, ("runs", "task")),

@@ -55,6 +55,13 @@ def test_it_marks_the_older_run_on_its_task_page(client, board):
     page = client.get(reverse("leaderboard:task", args=["t1"])).content.decode()
     assert f"older engine {OLDER}" in page
     assert old.is_older_engine and Run.objects.older_engine().get() == old
+    export = json.loads(client.get(reverse("leaderboard:task", args=["t1"]), {"format": "json"}).content)
+    rows = export["tables"]["t1"]
+    assert {(row["block"], row["older_engine"]) for row in rows if row["run_id"] == old.pk} == {("older_engine", True)}
+    assert {row["older_engine"] for row in rows if row["run_id"] != old.pk} == {False}
+    # The run page and the runs API say so too.
+    assert f"older engine {OLDER}" in client.get(reverse("leaderboard:run_detail", args=[old.pk])).content.decode()
+    assert json.loads(client.get(f"/api/runs/{old.pk}/").content)["older_engine"] is True
 
 
 def test_staff_requeue_brings_it_to_the_current_engine_through_the_submission_path(
