@@ -32,6 +32,7 @@ from leaderboard.tables import (
     asymmetry,
     build_language_table,
     build_overview,
+    build_pair_table,
     cell_from_aggregate,
     expected_units,
     group_pairs,
@@ -754,6 +755,11 @@ def crosslingual_page(params: QueryDict) -> Page:
             names,
             title=f"{chosen.model.label}: {metric_label}, {task.upper()} (diagonal: {diagonal_task.upper()})",
             metric=metric,
+            # Each off-diagonal cell opens the pair view (every model ranked on that pair): figures.js
+            # sets query_language and document_language on this page's address from "pair:<q>:<d>".
+            links=[
+                ["" if source == target else f"pair:{source}:{target}" for target in languages] for source in languages
+            ],
         )
         if chosen and matrix
         else None
@@ -792,7 +798,8 @@ def crosslingual_page(params: QueryDict) -> Page:
             for row in pair_values
             if row["source"] in languages and row["target"] in languages
         ]
-    filters_context = _filters_context(selection, ("run", "task", "metric"))
+    pair_view, pair_error = pair_view_rows(params, selection, task, metric)
+    filters_context = _filters_context(selection, ("run", "task", "metric", "query_language", "document_language"))
     context = {
         **filters_context,
         "query_without_run": _encode(
@@ -819,8 +826,71 @@ def crosslingual_page(params: QueryDict) -> Page:
         "script_groups": script_groups,
         "family_groups": family_groups,
         "split_rows": split_rows,
+        "pair_view": pair_view,
+        "pair_error": pair_error,
+        "pair_languages": [(code, BY_CODE[code].name) for code in languages if code in BY_CODE],
+        "query_language": params.get("query_language", ""),
+        "document_language": params.get("document_language", ""),
     }
-    return Page("Cross-lingual retrieval", context, {"pairs": ExportTable(headers, rows)})
+    tables = {"pairs": ExportTable(headers, rows)}
+    if pair_view:
+        tables["pair_view"] = ExportTable(
+            ["rank_best", "rank_worst", "run_id", "model", "origin", "block", "value", "ci_low", "ci_high"],
+            [
+                [
+                    row.rank[0] if row.rank else None,
+                    row.rank[1] if row.rank else None,
+                    row.run.id,
+                    row.run.label,
+                    row.run.origin,
+                    row.block,
+                    row.cell.value,
+                    row.cell.ci_low,
+                    row.cell.ci_high,
+                ]
+                for row in pair_view
+            ],
+            dict.fromkeys(("value", "ci_low", "ci_high"), metric),
+        )
+    return Page("Cross-lingual retrieval", context, tables)
+
+
+def pair_view_rows(params: QueryDict, selection: Selection, task: str, metric: str) -> tuple[list, str]:
+    """The pair view: every model's `metric` for one (query language, document language), ranked.
+
+    Returns (rows, error); both empty when no pair was asked for. Re-runs' rank intervals use the
+    bootstrap replicates of the pair from their rank files (paired); published rows carry their
+    Wilson interval and enter each replicate as an independent draw."""
+    from leaderboard.run_intervals import pair_samples
+
+    source, target = params.get("query_language", ""), params.get("document_language", "")
+    if not source and not target:
+        return [], ""
+    pairs = [(code, other) for unit_task, code, other in selection.units if unit_task == task and other]
+    codes = {code for pair in pairs for code in pair}
+    if source not in codes or target not in codes or source == target:
+        return [], "Choose two different languages of this benchmark version for the pair view."
+    values = {
+        row["run_id"]: row
+        for row in Score.objects.for_runs(selection.run_ids)
+        .filter(task=task, metric=metric, source_id=source, target_id=target)
+        .values("run_id", "value", "ci_low", "ci_high")
+    }
+    replicates = {}
+    for run in selection.runs:
+        if run.pk in values and not run.is_published and TASKS[task].kind == "retrieval":
+            samples = pair_samples(run, task, metric, source, target)
+            if samples is not None:
+                replicates[run.pk] = samples
+    rows = build_pair_table(
+        selection.infos,
+        values,
+        source,
+        target,
+        higher_is_better=METRICS[metric].higher_is_better,
+        replicates=replicates,
+    )
+    return rows, ""
 
 
 # ---------------------------------------------------------------------------------------------- compare

@@ -139,8 +139,11 @@ def heatmap(
     diverging: bool = False,
     colorbar_title: str = "%",
     metric: str = "recall@1",
+    links: Sequence[Sequence[str]] | None = None,
 ) -> dict:
-    """A source×target heatmap (rows = query language, columns = document language)."""
+    """A source×target heatmap (rows = query language, columns = document language).
+
+    `links` gives each cell what a click opens ("pair:<query>:<document>", the pair view), as its customdata."""
     z = [[_pct(value) for value in row] for row in matrix]
     # Each label is the stored value rounded once, as the tables print it (never the rounded z again).
     text = [[format_metric(metric, value) for value in row] for row in matrix]
@@ -150,11 +153,13 @@ def heatmap(
         "y": list(labels),
         "text": text,
         "texttemplate": "%{text}",
-        "hovertemplate": "%{y} → %{x}: %{z:.1f}%<extra></extra>",
+        "hovertemplate": "%{y} → %{x}: %{text}%<extra></extra>",
         "colorbar": {"title": {"text": colorbar_title}},
         "xgap": 1,
         "ygap": 1,
     }
+    if links is not None:
+        trace["customdata"] = [list(row) for row in links]
     if diverging:
         present = [abs(v) for row in z for v in row if v is not None]
         bound = max(present) if present else 1.0

@@ -37,7 +37,7 @@ FRAGMENT_HEADER = "X-Page-Fragment"
 # made-up parameters neither change a page nor fill the cache with copies of it.
 PAGE_PARAMETERS = frozenset(FILTER_PARAMS) | frozenset(
     {"dataset", "languages", "script", "family", "pairs", "sort", "origin", "kind", "size", "run", "runs"}
-    | {"task", "metric", "format", "table"}
+    | {"task", "metric", "format", "table", "query_language", "document_language"}
 )
 MAX_VALUES_PER_PARAMETER = 20
 MAX_VALUE_LENGTH = 200

@@ -110,3 +110,10 @@ def bootstrap_settings(run: Run) -> tuple[int, int]:
     return int(manifest.get("seed", 0)), int(
         (manifest.get("bootstrap") or {}).get("resamples", bootstrap.DEFAULT_RESAMPLES)
     )
+
+
+def pair_samples(run: Run, task: str, metric: str, source: str, target: str) -> np.ndarray | None:
+    """The bootstrap replicates of the run's `metric` on one ordered pair, from its rank file.
+
+    Paired across re-runs: the same seed draws the same items for every run."""
+    return _samples(run, task, metric, [(source, target)])

@@ -736,3 +736,56 @@ def manifest_facts(manifest: dict) -> list[tuple[str, str]]:
             ("Texts", f"{total:,} unique; {encoded or 0:,} encoded in this execution, {cached or 0:,} from the cache")
         )
     return facts
+
+
+@dataclass
+class PairRow:
+    run: RunInfo
+    cell: Cell
+    block: str
+    rank: tuple[int, int] | None = None
+
+    @property
+    def rank_label(self) -> str:
+        return rank_label(self.rank)
+
+
+def build_pair_table(
+    runs: Sequence[RunInfo],
+    values: Mapping[int, dict],
+    source: str,
+    target: str,
+    *,
+    higher_is_better: bool = True,
+    replicates: Mapping[int, object] | None = None,
+) -> list[PairRow]:
+    """Every model's value for one ordered language pair, ranked with its 95% rank interval.
+
+    `values` holds, per run id, {value, ci_low, ci_high} for the pair. A model is ranked when it
+    declares both languages (or declares none) and was scored by the current engine (block_of);
+    re-runs bring the bootstrap replicates of the pair's value (`replicates`), paired across re-runs."""
+    pair = (source, target)
+    rows = []
+    for run in runs:
+        found = values.get(run.id)
+        if found is None or found.get("value") is None:
+            continue
+        covers = not run.declared_languages or (source in run.declared_languages and target in run.declared_languages)
+        block = block_of(run, pair if covers else (), pair)
+        cell = Cell(
+            value=found["value"], ci_low=found.get("ci_low"), ci_high=found.get("ci_high"), covered=1, expected=1
+        )
+        rows.append(PairRow(run=run, cell=cell, block=block))
+    ranked = [row for row in rows if row.block == RANKED]
+    estimates = [row.cell.estimate((replicates or {}).get(row.run.id)) for row in ranked]
+    for row, interval in zip(ranked, rank_intervals(estimates, higher_is_better=higher_is_better), strict=True):
+        row.rank = interval
+    mark_best((row.cell for row in ranked), higher_is_better=higher_is_better)
+    sign = -1 if higher_is_better else 1
+    return [
+        row
+        for block in BLOCKS
+        for row in sorted(
+            (r for r in rows if r.block == block), key=lambda r: (sign * r.cell.value, r.run.label.lower())
+        )
+    ]
