@@ -1132,6 +1132,18 @@ def tokenizer_coverage(details: dict) -> tuple[list[str], list[tuple[str, list]]
     return metrics, rows
 
 
+# What the brackets of a run's scores resample, per task kind (the engine's bootstrap, evaluation/engine/bootstrap.py).
+RESAMPLED = {
+    "retrieval": "brackets: 95% percentile bootstrap interval over the queries (the same item draws in every language)",
+    "classification": (
+        "brackets: 95% percentile bootstrap interval over the test items, with the classifier and calibrator held "
+        "fixed (the training and dev splits are not resampled); the ECE intervals are shifted by the bootstrap "
+        "bias estimate and sit around the uncorrected point estimate"
+    ),
+    "diagnostics": "brackets: 95% percentile bootstrap interval over the queries",
+}
+
+
 def run_page(run_id: int) -> Page:
     run = Run.objects.select_related("model", "dataset").filter(pk=run_id).first()
     if run is None:
@@ -1151,7 +1163,13 @@ def run_page(run_id: int) -> Page:
         )
     ]
     sections = [
-        {"section": section, "title": TASKS[section.task].title if section.task in TASKS else section.task}
+        {
+            "section": section,
+            "title": TASKS[section.task].title if section.task in TASKS else section.task,
+            "resampled": ""
+            if run.is_published
+            else RESAMPLED.get(TASKS[section.task].kind if section.task in TASKS else "", ""),
+        }
         for section in score_sections(scores, LANGUAGE_ORDER)
     ]
     # One metric for every task's bars, so that they share an axis.
