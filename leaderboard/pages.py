@@ -146,6 +146,22 @@ class Selection:
     query: str
     units: list[tuple[str, str, str | None]]
     common: bool = False
+    # Per model id, its published run left off this board because the model has a re-run on it.
+    published_twins: dict[int, Run] = field(default_factory=dict)
+
+    @property
+    def mixed_origins(self) -> str:
+        """The sentence shown beside a table that mixes published figures and re-runs; empty otherwise."""
+        published = any(run.is_published for run in self.runs) or bool(self.published_twins)
+        if not published or not any(not run.is_published for run in self.runs) or self.dataset is None:
+            return ""
+        queries = self.dataset.published_query_count or self.dataset.pool_size
+        return (
+            f"This board mixes published figures (the reference implementation's, each a count over {queries:,} "
+            "queries, with Wilson intervals and no per-query data, so compared unpaired) and re-runs evaluated "
+            f"here on this version (pool of {self.dataset.pool_size:,} per language, paired bootstrap). A model "
+            "with both shows its re-run, with a link to its published figures."
+        )
 
     @property
     def languages_by_run(self) -> dict[int, list[str]]:
@@ -203,7 +219,7 @@ def resolve_selection(params: QueryDict, unit_columns: list[tuple[str, str]]) ->
     errors = [f"{form.fields[name].label}: {' '.join(messages)}" for name, messages in form.errors.items()]
     versions = list(form.fields["dataset"].queryset)
     dataset = form.cleaned_data.get("dataset") or Dataset.choose_default(versions)
-    chosen_runs = list(filterset.qs.on_benchmark(dataset)) if dataset else []
+    chosen_runs, twins = prefer_reruns(list(filterset.qs.on_benchmark(dataset)) if dataset else [])
     units = (
         Score.objects.filter(run__dataset=dataset, run__status=Run.Status.DONE).units(unit_columns) if dataset else []
     )
@@ -229,8 +245,18 @@ def resolve_selection(params: QueryDict, unit_columns: list[tuple[str, str]]) ->
         query=params.urlencode() if hasattr(params, "urlencode") else "",
         units=units,
         common=bool(form.cleaned_data.get("common")),
+        published_twins=twins,
     )
     return selection
+
+
+def prefer_reruns(runs: list[Run]) -> tuple[list[Run], dict[int, Run]]:
+    """One row per model on a board: a model with a current-engine re-run shows it, not its published run.
+
+    Returns the runs to show and, per model id, the published run left out (linked from the re-run's row)."""
+    rerun_models = {run.model_id for run in runs if not run.is_published and not run.is_older_engine}
+    twins = {run.model_id: run for run in runs if run.is_published and run.model_id in rerun_models}
+    return [run for run in runs if not (run.is_published and run.model_id in twins)], twins
 
 
 # Every field of the filter form (the language selection and the run filters) but the sort order.
@@ -443,6 +469,12 @@ def overview_page(params: QueryDict) -> Page:
         "overall_labels": [column.label for column in columns if column.key in table.overall_keys],
         "figure": figure,
         "common": selection.common,
+        "mixed_origins": selection.mixed_origins,
+        "published_twins": {
+            run.pk: selection.published_twins[run.model_id]
+            for run in selection.runs
+            if run.model_id in selection.published_twins
+        },
         "chance_levels": {
             column.key: TASKS[column.task].chance_level(
                 column.metric, selection.dataset.pool_size if selection.dataset else None
@@ -549,6 +581,7 @@ def task_page(params: QueryDict, task: str) -> Page:
         "figure": figure,
         "infos": infos,
         "chance_levels": chance_levels(spec, spec.shown_metrics, pool_size),
+        "mixed_origins": selection.mixed_origins,
         "mining_reason": spec.extra.get("mining_reason", ""),
     }
     return Page(spec.title, context, {task: ExportTable(headers, rows)})
