@@ -25,7 +25,11 @@ def test_a_second_visitor_gets_the_latest_copy_while_the_first_rebuilds():
         return "new page"
 
     first: list[str] = []
-    worker = threading.Thread(target=lambda: first.append(get_or_rebuild("page:g2", latest_key("page"), slow_build, 300)))
+
+    def visit() -> None:
+        first.append(get_or_rebuild("page:g2", latest_key("page"), slow_build, 300))
+
+    worker = threading.Thread(target=visit)
     worker.start()
     assert started.wait(5)
     # The generation moved (key g2) and a rebuild is running: the second visitor does not wait for it.
@@ -42,4 +46,3 @@ def test_without_the_cache_every_request_builds_and_nothing_stale_is_served():
     get_or_rebuild("k", latest_key("x"), lambda: "old", 300)
     cache.add(latest_key("x") + ":rebuilding", 1)
     assert get_or_rebuild("k2", latest_key("x"), lambda: "fresh", 0) == "fresh"
-
