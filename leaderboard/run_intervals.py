@@ -31,7 +31,13 @@ def _load_ranks(path: str) -> tuple[np.ndarray, np.ndarray] | None:
 
 
 def _samples(run: Run, task: str, metric: str, units: Sequence[Unit]) -> np.ndarray | None:
-    """The resamples of the run's mean of `metric` over `units`, recomputed from its rank files."""
+    """The resamples of the run's mean of `metric` over `units`: kept at evaluation time
+    (evaluation/replicates.py), else recomputed from its rank files."""
+    from evaluation.replicates import read_samples
+
+    kept = read_samples(run.pk, task, metric, units)
+    if kept is not None:
+        return kept
     details = run.details or {}
     paths = {(entry["task"], entry["source"], entry["target"]): entry["path"] for entry in details.get("ranks", [])}
     if not units or any((task, source, target) not in paths for source, target in units):
