@@ -490,6 +490,37 @@ def overview_page(params: QueryDict) -> Page:
     return Page("Leaderboard", context, {"overview": export})
 
 
+@dataclass(frozen=True)
+class Standing:
+    """Where a run stands on its version's default board: its rank interval among `ranked` models."""
+
+    rank: tuple[int, int] | None
+    ranked: int
+    ranked_over: tuple[str, ...]
+    block: str
+    block_label: str
+
+    @property
+    def label(self) -> str:
+        if self.rank is None:
+            return f"not ranked: {self.block_label}"
+        best, worst = self.rank
+        shown = str(best) if best == worst else f"{best}–{worst}"
+        return f"rank {shown} of {self.ranked}"
+
+
+def run_standing(run: Run) -> Standing | None:
+    """The run's standing on the default overview of its benchmark version (the one ranking rule).
+
+    For the run page ("rank X of N"); None when the run is not on that board (not finished)."""
+    table = overview_page(QueryDict(f"dataset={run.dataset_id}")).context["table"]
+    row = next((row for row in table.rows if row.run.id == run.pk), None)
+    if row is None:
+        return None
+    ranked = sum(1 for other in table.rows if other.rank is not None)
+    return Standing(row.rank, ranked, row.ranked_over, row.block, row.block_label)
+
+
 # ---------------------------------------------------------------------------------------------- task pages
 
 
