@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import PurePosixPath
 
 from django.db.models import Count
@@ -149,17 +150,22 @@ class Selection:
     # Per model id, its published run left off this board because the model has a re-run on it.
     published_twins: dict[int, Run] = field(default_factory=dict)
 
+    @cached_property
+    def pool_size(self) -> int | None:
+        """The version's pool size (one query, read once per page)."""
+        return (self.dataset.pool_size or None) if self.dataset is not None else None
+
     @property
     def mixed_origins(self) -> str:
         """The sentence shown beside a table that mixes published figures and re-runs; empty otherwise."""
         published = any(run.is_published for run in self.runs) or bool(self.published_twins)
         if not published or not any(not run.is_published for run in self.runs) or self.dataset is None:
             return ""
-        queries = self.dataset.published_query_count or self.dataset.pool_size
+        queries = self.dataset.published_query_count or self.pool_size or 0
         return (
             f"This board mixes published figures (the reference implementation's, each a count over {queries:,} "
             "queries, with Wilson intervals and no per-query data, so compared unpaired) and re-runs evaluated "
-            f"here on this version (pool of {self.dataset.pool_size:,} per language, paired bootstrap). A model "
+            f"here on this version (pool of {self.pool_size or 0:,} per language, paired bootstrap). A model "
             "with both shows its re-run, with a link to its published figures."
         )
 
@@ -476,10 +482,7 @@ def overview_page(params: QueryDict) -> Page:
             if run.model_id in selection.published_twins
         },
         "chance_levels": {
-            column.key: TASKS[column.task].chance_level(
-                column.metric, selection.dataset.pool_size if selection.dataset else None
-            )
-            for column in columns
+            column.key: TASKS[column.task].chance_level(column.metric, selection.pool_size) for column in columns
         },
         # The note on the ECE column links to the page of the task that the column belongs to.
         "ece_task": next((column.task for column in columns if column.metric == "ece"), None),
@@ -575,7 +578,7 @@ def task_page(params: QueryDict, task: str) -> Page:
         )
         for metric in spec.shown_metrics
     ]
-    pool_size = selection.dataset.pool_size if selection.dataset else None
+    pool_size = selection.pool_size
     # The bar chart shows the eight best models; the tables below have all of them.
     leaders = tables[0][1].rows[:8]
     figure = (
@@ -741,7 +744,7 @@ def classification_page(params: QueryDict, task: str) -> Page:
         "chosen": chosen,
         "figures": figures,
         "published_present": any(info.is_published for info in infos),
-        "chance_levels": chance_levels(spec, shown_metrics, selection.dataset.pool_size if selection.dataset else None),
+        "chance_levels": chance_levels(spec, shown_metrics, selection.pool_size),
         "published_t4": published_t4_rows(selection.runs),
     }
     context["hidden_for_run"] = context["hidden_for_choice"]
@@ -1005,7 +1008,7 @@ def differences(selection: Selection, chosen: list[Run], axes: list[tuple[str, s
     rows: list[dict] = []
     found: list[Difference] = []
     # Published figures are counts over the queries read off their values (Dataset.published_query_count).
-    pool = (selection.dataset.published_query_count or selection.dataset.pool_size) if selection.dataset else 0
+    pool = (selection.dataset.published_query_count or selection.pool_size) if selection.dataset else 0
     for index, run_a in enumerate(chosen):
         for run_b in chosen[index + 1 :]:
             shared = [code for code in by_run.get(run_a.pk, []) if code in set(by_run.get(run_b.pk, []))]
