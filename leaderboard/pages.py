@@ -323,6 +323,15 @@ def joint_intervals(
     counts = {(row["run_id"], row["task"], row["metric"]): row["n"] for row in aggregates}
     overall = set(overall_keys())
     found: dict[tuple[int, str], tuple[float, float]] = {}
+    # Most runs share their languages: each task's units are listed once per language set, not per run.
+    cached_units: dict[tuple[str, tuple[str, ...]], list] = {}
+
+    def units_of(task: str, languages: list[str]) -> list:
+        key = (task, tuple(languages))
+        if key not in cached_units:
+            cached_units[key] = selection.units_of(task, languages)
+        return cached_units[key]
+
     for run in selection.runs:
         if run.is_published:
             continue
@@ -330,7 +339,7 @@ def joint_intervals(
         for column in columns:
             if TASKS[column.task].kind != "retrieval":
                 continue
-            units = selection.units_of(column.task, languages_by_run.get(run.pk, selection.languages))
+            units = units_of(column.task, languages_by_run.get(run.pk, selection.languages))
             if not units or counts.get((run.pk, column.task, column.metric)) != len(units):
                 continue
             interval = joint_average_interval(run, column.task, column.metric, units)
@@ -342,8 +351,7 @@ def joint_intervals(
         wanted = [
             column
             for column in columns
-            if column.key in overall
-            and selection.units_of(column.task, languages_by_run.get(run.pk, selection.languages))
+            if column.key in overall and units_of(column.task, languages_by_run.get(run.pk, selection.languages))
         ]
         if groups and len(groups) == len(wanted):
             samples = joint_overall_samples(run, groups)
@@ -369,10 +377,12 @@ def overview_page(params: QueryDict) -> Page:
         else []
     )
     expected = expected_units(selection.units, columns, set(selection.languages), selection.pair_mode)
-    expected_by_run = {
-        run_id: expected_units(selection.units, columns, set(chosen), selection.pair_mode)
-        for run_id, chosen in languages_by_run.items()
-    }
+    # Counted once per distinct language set (most runs share one), not once per run.
+    by_languages: dict[tuple[str, ...], dict[str, int]] = {}
+    for chosen in languages_by_run.values():
+        if tuple(chosen) not in by_languages:
+            by_languages[tuple(chosen)] = expected_units(selection.units, columns, set(chosen), selection.pair_mode)
+    expected_by_run = {run_id: by_languages[tuple(chosen)] for run_id, chosen in languages_by_run.items()}
     replicates: dict[int, object] = {}
     intervals = joint_intervals(selection, columns, aggregates, languages_by_run, replicates)
     table = build_overview(
