@@ -64,9 +64,18 @@ def compute_replicates(
     return arrays
 
 
-def write_replicates(run_id: int, arrays: dict[str, np.ndarray]) -> str:
+FINGERPRINT = "_rank_files"
+
+
+def rank_fingerprint(rank_paths: Iterable[str]) -> str:
+    """What ties the replicates to the rank files they were computed from (their storage paths)."""
+    return "\n".join(sorted(rank_paths))
+
+
+def write_replicates(run_id: int, arrays: dict[str, np.ndarray], rank_paths: Iterable[str] = ()) -> str:
     import io
 
+    arrays = {**arrays, FINGERPRINT: np.asarray([rank_fingerprint(rank_paths)])}
     path = replicates_path(run_id)
     if default_storage.exists(path):
         default_storage.delete(path)
@@ -75,12 +84,19 @@ def write_replicates(run_id: int, arrays: dict[str, np.ndarray]) -> str:
     return default_storage.save(path, ContentFile(buffer.getvalue()))
 
 
-def read_samples(run_id: int, task: str, metric: str, units: Sequence[tuple[str, str | None]]) -> np.ndarray | None:
-    """The replicates of the run's average of `metric` over `units` of `task`, or None when not kept."""
+def read_samples(
+    run_id: int, rank_paths: Iterable[str], task: str, metric: str, units: Sequence[tuple[str, str | None]]
+) -> np.ndarray | None:
+    """The replicates of the run's average of `metric` over `units` of `task`, or None when not kept.
+
+    Only replicates computed from the run's current rank files (`rank_paths`) are read: a file left by
+    an earlier evaluation of the same run id, or of another database, is ignored."""
     path = replicates_path(run_id)
     if not default_storage.exists(path):
         return None
     with default_storage.open(path) as handle, np.load(handle) as stored:
+        if FINGERPRINT not in stored.files or str(stored[FINGERPRINT][0]) != rank_fingerprint(rank_paths):
+            return None
         count = f"{task}/{ALL}/count/{metric}"
         if count in stored.files and int(stored[count][0]) == len(units) and average_key(task, metric) in stored.files:
             return np.asarray(stored[average_key(task, metric)])

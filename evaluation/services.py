@@ -258,7 +258,7 @@ def keep_replicates(run: Run, result: RunResult) -> None:
     resamples = int(bootstrap_block.get("resamples", 1000))
     arrays = compute_replicates(units(), seed=DEFAULT_SEED, n_resamples=resamples)
     if arrays:
-        write_replicates(run.pk, arrays)
+        write_replicates(run.pk, arrays, [entry.path for entry in result.details.ranks])
 
 
 def stored_result(run: Run) -> RunResult:

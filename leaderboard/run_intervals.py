@@ -35,7 +35,8 @@ def _samples(run: Run, task: str, metric: str, units: Sequence[Unit]) -> np.ndar
     (evaluation/replicates.py), else recomputed from its rank files."""
     from evaluation.replicates import read_samples
 
-    kept = read_samples(run.pk, task, metric, units)
+    rank_paths = [entry["path"] for entry in (run.details or {}).get("ranks", [])]
+    kept = read_samples(run.pk, rank_paths, task, metric, units) if rank_paths else None
     if kept is not None:
         return kept
     details = run.details or {}

@@ -35,13 +35,16 @@ def test_the_kept_replicates_equal_a_bootstrap_of_the_rank_files():
     seed = int(run.manifest.get("seed", 0))
     three = [("hin", None), ("mar", None), ("tam", None)]
     pairs = [("hin", "mar"), ("mar", "hin")]
+    paths = [entry["path"] for entry in run.details["ranks"]]
+    # Replicates are only read for the rank files they were computed from.
+    assert read_samples(run.pk, paths[1:], "t1", "recall@1", three) is None
     for task, units, metric in (("t1", three, "recall@1"), ("t1", three, "mrr@10"), ("t2", pairs, "recall@1")):
-        kept = read_samples(run.pk, task, metric, units)
+        kept = read_samples(run.pk, paths, task, metric, units)
         expected = joint_samples_from_ranks(ranks_of(run, task, units), metric, seed=seed)
         assert kept is not None and kept == pytest.approx(expected, abs=1e-12), (task, metric)
     # The average over all of a run's units matches the engine's stored interval to the last bits.
     stored = run.details["averages"]["t1"]["recall@1"]
-    kept = read_samples(run.pk, "t1", "recall@1", three)
+    kept = read_samples(run.pk, paths, "t1", "recall@1", three)
     assert np.percentile(kept, [2.5, 97.5]).tolist() == pytest.approx([stored["ci_low"], stored["ci_high"]], abs=1e-15)
 
     # With the rank files gone, the intervals over a subset still come, from the kept replicates.
