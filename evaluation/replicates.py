@@ -80,7 +80,7 @@ def write_replicates(run_id: int, arrays: dict[str, np.ndarray], rank_paths: Ite
     if default_storage.exists(path):
         default_storage.delete(path)
     buffer = io.BytesIO()
-    np.savez(buffer, **arrays)
+    np.savez(buffer, **arrays)  # type: ignore[arg-type]
     return default_storage.save(path, ContentFile(buffer.getvalue()))
 
 

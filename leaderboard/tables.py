@@ -782,10 +782,9 @@ def build_pair_table(
         row.rank = interval
     mark_best((row.cell for row in ranked), higher_is_better=higher_is_better)
     sign = -1 if higher_is_better else 1
-    return [
-        row
-        for block in BLOCKS
-        for row in sorted(
-            (r for r in rows if r.block == block), key=lambda r: (sign * r.cell.value, r.run.label.lower())
-        )
-    ]
+
+    def order(row: PairRow) -> tuple[float, str]:
+        # Every row of the pair view has a value (rows without one are left out above).
+        return (sign * (row.cell.value or 0.0), row.run.label.lower())
+
+    return [row for block in BLOCKS for row in sorted((r for r in rows if r.block == block), key=order)]
