@@ -989,7 +989,7 @@ DIFFERENCE_HEADERS = [
     "method",
     "verdict",
 ]
-NOT_TESTED = "not tested: neither per-query data nor a published proportion to test"
+NOT_TESTED = "not tested (no per-query data, not a proportion)"
 
 
 def differences(selection: Selection, chosen: list[Run], axes: list[tuple[str, str, str]]) -> list[dict]:
@@ -1001,7 +1001,6 @@ def differences(selection: Selection, chosen: list[Run], axes: list[tuple[str, s
     from leaderboard.intervals import WILSON_METRICS
     from leaderboard.run_intervals import bootstrap_settings, per_query_values
     from leaderboard.significance import (
-        CANNOT_TELL,
         Difference,
         holm,
         paired_bootstrap,
@@ -1045,8 +1044,9 @@ def differences(selection: Selection, chosen: list[Run], axes: list[tuple[str, s
                     difference = unpaired_proportions(pairs_a, pairs_b, pool, higher_is_better=higher)  # type: ignore[arg-type]
                 if difference is None:
                     mean_a, mean_b = sum(pairs_a) / len(pairs_a), sum(pairs_b) / len(pairs_b)  # type: ignore[arg-type]
+                    # Neither paired data nor a published proportion: no test, and the verdict says so.
                     difference = Difference(
-                        mean_a, mean_b, mean_a - mean_b, None, None, None, NOT_TESTED, CANNOT_TELL, False
+                        mean_a, mean_b, mean_a - mean_b, None, None, None, NOT_TESTED, NOT_TESTED, False
                     )
                 found.append(difference)
                 rows.append(
