@@ -1144,7 +1144,8 @@ def compare_page(params: QueryDict) -> Page:
         "bars": bars,
         "radar": radar,
         "differences": compared,
-        "holm": sum(1 for row in compared if row["p_value"] is not None) > 1,
+        # How many tested comparisons Holm's correction spans (none below two).
+        "holm": sum(1 for row in compared if row["p_value"] is not None),
     }
     metrics = {f"{label} ({metric})": metric for _, metric, label in axes}
     difference_table = ExportTable(DIFFERENCE_HEADERS, [[row[key] for key in DIFFERENCE_HEADERS] for row in compared])
