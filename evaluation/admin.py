@@ -1,5 +1,5 @@
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 
 from evaluation.languages import BY_CODE, TARGET_CODES
 from evaluation.models import Dataset, EmbeddingModel, Item, Language, Run, Score
@@ -72,17 +72,35 @@ class EmbeddingModelAdmin(admin.ModelAdmin):
 
 @admin.register(Run)
 class RunAdmin(admin.ModelAdmin):
-    list_display = ["id", "model", "dataset", "origin", "status", "progress", "created_at"]
-    list_filter = ["status", "origin", "dataset"]
+    list_display = ["id", "model", "dataset", "origin", "status", "engine_version", "progress", "created_at"]
+    list_filter = ["status", "origin", "dataset", "engine_version"]
     list_select_related = ["model", "dataset"]
     raw_id_fields = ["submitted_by"]
-    actions = ["accept_submitter_claims"]
+    actions = ["accept_submitter_claims", "requeue_on_current_engine"]
 
     @admin.action(description="Accept the submitters' claims about their models (languages, training, names)")
     def accept_submitter_claims(self, request, queryset) -> None:
         changed = {run.pk: run.accept_claims() for run in queryset.select_related("model")}
         accepted = [pk for pk, fields in changed.items() if fields]
         self.message_user(request, f"Claims written on the model of {len(accepted)} of {len(changed)} runs.")
+
+    @admin.action(description="Re-queue older-engine runs on the current engine")
+    def requeue_on_current_engine(self, request, queryset) -> None:
+        from evaluation.outbox import BrokerUnavailable
+        from evaluation.submissions import SubmissionRefused, requeue_on_current_engine
+
+        queued, skipped = [], []
+        for old in queryset.select_related("model", "dataset").order_by("pk"):
+            try:
+                queued.append(requeue_on_current_engine(request.user, old).pk)
+            except BrokerUnavailable as pending:
+                queued.append(pending.args[0].pk)
+            except SubmissionRefused as refusal:
+                skipped.append(f"run {old.pk}: {refusal.message}")
+        if queued:
+            self.message_user(request, f"Queued on the current engine: runs {', '.join(map(str, queued))}.")
+        for reason in skipped:
+            self.message_user(request, f"Skipped {reason}", level=messages.WARNING)
 
 
 @admin.register(Score)

@@ -95,6 +95,13 @@ class Dataset(models.Model):
         blank=True,
         help_text="Items per language of the full version, when its results are here but its items are not.",
     )
+    # Derived from the published values at import (evaluation.published.derive_query_count): every
+    # published Recall@k is a count over this many queries, which need not be the pool's item count.
+    published_query_count = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Queries behind every published figure of this version, derived from the published values.",
+    )
     is_demo = models.BooleanField(default=False, help_text="A small sample shipped for trying the site out.")
     import_report = models.JSONField(
         default=dict,
@@ -289,6 +296,15 @@ class RunQuerySet(models.QuerySet):
 
     def published(self) -> RunQuerySet:
         return self.filter(origin=Run.Origin.PUBLISHED)
+
+    def older_engine(self) -> RunQuerySet:
+        """Finished re-runs scored by an engine version other than the current one (Run.is_older_engine)."""
+        return (
+            self.finished()
+            .filter(origin=Run.Origin.RERUN)
+            .exclude(engine_version__in=["", ENGINE_VERSION])
+            .select_related("model", "dataset")
+        )
 
     def active(self) -> RunQuerySet:
         return self.filter(status__in=Run.ACTIVE_STATUSES)
@@ -512,6 +528,14 @@ class Run(models.Model):
     @property
     def is_published(self) -> bool:
         return self.origin == self.Origin.PUBLISHED
+
+    @property
+    def is_older_engine(self) -> bool:
+        """Scored by an earlier engine version: never ranked against current-engine runs.
+
+        Published runs are the reference implementation's figures, not any engine version's, and are
+        never "older"; see leaderboard.tables.is_older_engine."""
+        return self.origin == self.Origin.RERUN and self.engine_version not in ("", ENGINE_VERSION)
 
     @property
     def is_terminal(self) -> bool:

@@ -404,3 +404,36 @@ def parse_directory(root: Path, *, progress: Callable[[Iterable], Iterable] | No
             task_provenance["first_timestamp"] = stamps[0] if stamps else None
             task_provenance["last_timestamp"] = stamps[-1] if stamps else None
     return ParsedResults(models=results, skipped=skipped)
+
+
+# Each published Recall@k is a count of hits over the n queries of its pool, written at full double
+# precision, so n can be read off the values: the smallest n for which every value times n is an
+# integer. (The shipped files give 49,949, not the 50,000 items of a pool: the reference scored the
+# queries it kept.) A common factor of every count would make n/d fit too; with thousands of counts
+# that does not happen, and a count of 1 or a prime count rules it out.
+RECALL_METRICS = frozenset({"recall@1", "recall@5", "recall@10"})
+
+
+def derive_query_count(values: Iterable[float], *, tolerance: float = 1e-6, largest: int = 1_000_000) -> int | None:
+    """The number of queries n that every value is a count over (value × n an integer), or None if none fits."""
+    fractions = sorted({value for value in values if 0 < value < 1})
+    if not fractions:
+        return None
+    smallest = fractions[0]
+
+    def fits(n: int) -> bool:
+        return all(abs(value * n - round(value * n)) <= tolerance * max(1.0, value * n) for value in fractions)
+
+    # The smallest value is k hits out of n for some k; try k = 1, 2, … so that the first fit is the smallest n.
+    for hits in range(1, int(largest * smallest) + 2):
+        n = round(hits / smallest)
+        if 0 < n <= largest and fits(n):
+            return n
+    return None
+
+
+def published_query_count(parsed: ParsedResults) -> int | None:
+    """The query count n behind every published Recall@k of these results (derive_query_count)."""
+    return derive_query_count(
+        score.value for results in parsed.models.values() for score in results.scores if score.metric in RECALL_METRICS
+    )

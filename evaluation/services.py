@@ -231,11 +231,33 @@ def execute_run(
     result.manifest.dataset["id"] = run.dataset_id
     result.manifest.run_id = run.pk
     _write_results(run, result)
+    keep_replicates(run, result)
     # The frozen pair sets of the classification tasks are recorded on the dataset card once built.
     for spec in TASKS.values():
         digests = (result.manifest.task_blocks.get(spec.id) or {}).get("pair_set_digests")
         if spec.kind == "classification" and digests:
             run.dataset.record_pair_set_digests(DEFAULT_SEED, digests)
+
+
+def keep_replicates(run: Run, result: RunResult) -> None:
+    """Write the run's bootstrap replicates beside its rank files (evaluation/replicates.py)."""
+    from evaluation.replicates import compute_replicates, write_replicates
+
+    def units():
+        for entry in result.details.ranks:
+            spec = TASKS.get(entry.task)
+            if spec is None or spec.kind != "retrieval" or not default_storage.exists(entry.path):
+                continue
+            with default_storage.open(entry.path) as handle, np.load(handle) as arrays:
+                ranks = np.asarray(arrays["ranks"])
+            if ranks.ndim == 1:
+                yield entry.task, entry.source, entry.target, ranks
+
+    bootstrap_block = result.manifest.bootstrap if isinstance(result.manifest.bootstrap, dict) else {}
+    resamples = int(bootstrap_block.get("resamples", 1000))
+    arrays = compute_replicates(units(), seed=DEFAULT_SEED, n_resamples=resamples)
+    if arrays:
+        write_replicates(run.pk, arrays, [entry.path for entry in result.details.ranks])
 
 
 def stored_result(run: Run) -> RunResult:

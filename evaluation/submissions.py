@@ -181,6 +181,84 @@ def _lock_submitter(user) -> None:
     get_user_model().objects.select_for_update().only("pk").get(pk=user.pk)
 
 
+def _record_run(
+    model: EmbeddingModel,
+    dataset: Dataset,
+    *,
+    commit: str,
+    engine_version: str,
+    user,
+    revision: str = "",
+    note: str = "",
+    details: dict | None = None,
+    tasks: list[str] | None = None,
+    languages: list[str] | None = None,
+) -> Run:
+    """Record a QUEUED run under the one duplicate rule and mark it in the outbox (inside a transaction).
+
+    Both a submission and a staff re-queue of an older-engine run go through here, so both obey the
+    same duplicate rule and the same transactional outbox."""
+    duplicate = Run.objects.duplicate_of(model, commit, dataset, engine_version)
+    if duplicate is not None:
+        raise _duplicate_refusal(duplicate)
+    now = timezone.now()
+    run = Run.objects.create(
+        model=model,
+        dataset=dataset,
+        origin=Run.Origin.RERUN,
+        revision=revision,
+        resolved_commit=commit,
+        engine_version=engine_version,
+        submitted_by=user,
+        note=note,
+        tasks=list(tasks or []),
+        languages=list(languages or []),
+        created_at=now,
+        stage_timestamps={Run.Status.QUEUED: now.isoformat()},
+        details=details or {},
+    )
+    run.enqueue()
+    return run
+
+
+def requeue_on_current_engine(user, old: Run) -> Run:
+    """Queue a new run of an older-engine run's exact model commit on the current engine version.
+
+    Staff only (the management command and the admin action check it). The model commit is already
+    pinned and checked, so the Hub is not asked again; the new run takes the normal path from here
+    (pre-flight, evaluation) and the old run stays, marked, until staff remove it. Refused like a
+    submission: a live run of the same commit on the current engine is a duplicate."""
+    if not old.is_older_engine:
+        raise SubmissionRefused(
+            f"Run {old.pk} is not a finished re-run of an older engine version; there is nothing to re-queue.",
+            code="invalid",
+            field=None,
+        )
+    engine_version = current_engine_version()
+    try:
+        with transaction.atomic():
+            run = _record_run(
+                old.model,
+                old.dataset,
+                commit=old.resolved_commit,
+                engine_version=engine_version,
+                user=user,
+                revision=old.revision or old.resolved_commit,
+                note=f"Re-queued from run {old.pk} (engine {old.engine_version}) on engine {engine_version}.",
+                details={"requeued_from": {"run": old.pk, "engine_version": old.engine_version}},
+                tasks=old.tasks,
+                languages=old.languages,
+            )
+    except IntegrityError:
+        duplicate = Run.objects.duplicate_of(old.model, old.resolved_commit, old.dataset, engine_version)
+        if duplicate is None:
+            raise
+        raise _duplicate_refusal(duplicate) from None
+    if getattr(run, "publish_failed", False):
+        raise BrokerUnavailable(run)
+    return run
+
+
 def submit(user, submission: Submission) -> Run:
     """Record a submission as a QUEUED run and send its pre-flight task when the transaction commits."""
     dataset = submission.dataset or Dataset.objects.default_for_submissions()
@@ -206,21 +284,14 @@ def submit(user, submission: Submission) -> Run:
                 if user.is_staff and submission.trained_on_nirdesha and model.trained_on_nirdesha is not True:
                     model.trained_on_nirdesha = True
                     model.save(update_fields=["trained_on_nirdesha"])
-            duplicate = Run.objects.duplicate_of(model, check.commit, dataset, engine_version)
-            if duplicate is not None:
-                raise _duplicate_refusal(duplicate)
-            now = timezone.now()
-            run = Run.objects.create(
-                model=model,
-                dataset=dataset,
-                origin=Run.Origin.RERUN,
-                revision=submission.revision.strip(),
-                resolved_commit=check.commit,
+            run = _record_run(
+                model,
+                dataset,
+                commit=check.commit,
                 engine_version=engine_version,
-                submitted_by=user,
+                user=user,
+                revision=submission.revision.strip(),
                 note=submission.note,
-                created_at=now,
-                stage_timestamps={Run.Status.QUEUED: now.isoformat()},
                 details={
                     "submission": {
                         **check.summary(),
@@ -229,7 +300,6 @@ def submit(user, submission: Submission) -> Run:
                     }
                 },
             )
-            run.enqueue()
     except IntegrityError:
         # Two identical submissions raced past the duplicate check; the database's unique
         # constraint let exactly one of them in.

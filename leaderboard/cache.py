@@ -12,9 +12,13 @@ database's page to the other.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
+from typing import TypeVar
 
 from django.core.cache import cache
 from django.db import DatabaseError
+
+T = TypeVar("T")
 
 MAX_SUFFIX_LENGTH = 150
 
@@ -67,8 +71,49 @@ def bump_generation() -> int:
 
 def generation_key(*parts: object) -> str:
     """A cache key for a public page or fragment, scoped to this database and the current generation."""
+    return f"leaderboard:{site_identity()}:g{current_generation()}:{_suffix(parts)}"
+
+
+def _suffix(parts: tuple[object, ...]) -> str:
     suffix = ":".join(str(part) for part in parts)
     # A long query (free text, many values) is hashed: keys stay short enough for every cache backend.
     if len(suffix) > MAX_SUFFIX_LENGTH:
         suffix = f"sha256:{hashlib.sha256(suffix.encode('utf-8')).hexdigest()}"
-    return f"leaderboard:{site_identity()}:g{current_generation()}:{suffix}"
+    return suffix
+
+
+# Stale-while-revalidate. When the generation moves (a run finished), every page key misses at once
+# and every visitor would wait for a rebuild (seconds with 200 models). Instead each page is also kept
+# under a key without the generation ("the latest copy"); of the visitors who miss, the one who takes
+# the rebuild lock (cache.add is atomic) rebuilds, and the others are served the latest copy meanwhile.
+REBUILD_LOCK_SECONDS = 60
+
+
+def get_or_rebuild(key: str, latest_key: str, build: Callable[[], T], timeout: int | None) -> T:
+    """The value under `key`, else a fresh build (stored under both keys), else while another request
+    rebuilds it, the latest copy under `latest_key`; with neither, this request builds too."""
+    if timeout == 0:
+        # Caching switched off: every request builds, and nothing stale is ever served.
+        return build()
+    value = cache.get(key)
+    if value is not None:
+        return value
+    lock = f"{latest_key}:rebuilding"
+    if not cache.add(lock, 1, timeout=REBUILD_LOCK_SECONDS):
+        stale = cache.get(latest_key)
+        if stale is not None:
+            return stale
+    try:
+        value = build()
+        cache.set(key, value, timeout)
+        # The latest copy outlives the generation: it is only ever served while a rebuild is running.
+        cache.set(latest_key, value, None)
+    finally:
+        cache.delete(lock)
+    return value
+
+
+def latest_key(*parts: object) -> str:
+    """The key of a page's latest copy, whatever the generation (see get_or_rebuild)."""
+    # Scoped to this database like every other key: a stale copy is still another database's page.
+    return f"leaderboard:{site_identity()}:latest:{_suffix(parts)}"

@@ -10,21 +10,23 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import PurePosixPath
 
 from django.db.models import Count
 from django.http import Http404, QueryDict
 
+from evaluation.engine.bootstrap import percentile_interval
 from evaluation.engine.registry import METRICS, TASKS, TaskSpec
 from evaluation.engine.results import ClassificationDetails, Details
 from evaluation.languages import BY_CODE, LANGUAGES
 from evaluation.models import Dataset, Item, Run, Score
 from evaluation.redaction import public_log
 from leaderboard import errors, plots
-from leaderboard.coverage import Coverage, averaging_languages, coverage
+from leaderboard.coverage import Coverage, averaging_languages, common_languages, coverage
 from leaderboard.filters import LanguageSelectionForm, LeaderboardFilter
 from leaderboard.reproduce import in_paper_unit, load_paper_tables, t4_block_value
-from leaderboard.run_intervals import joint_average_interval, joint_overall_interval
+from leaderboard.run_intervals import joint_average_interval, joint_overall_samples
 from leaderboard.tables import (
     OVERALL,
     Column,
@@ -32,6 +34,7 @@ from leaderboard.tables import (
     asymmetry,
     build_language_table,
     build_overview,
+    build_pair_table,
     cell_from_aggregate,
     expected_units,
     group_pairs,
@@ -123,6 +126,7 @@ def run_info(run: Run) -> RunInfo:
         max_tokens=run.model.max_tokens,
         memory_bytes_fp16=run.model.memory_bytes_fp16,
         license=run.model.license,
+        engine_version=run.engine_version,
     )
 
 
@@ -145,6 +149,27 @@ class Selection:
     query: str
     units: list[tuple[str, str, str | None]]
     common: bool = False
+    # Per model id, its published run left off this board because the model has a re-run on it.
+    published_twins: dict[int, Run] = field(default_factory=dict)
+
+    @cached_property
+    def pool_size(self) -> int | None:
+        """The version's pool size (one query, read once per page)."""
+        return (self.dataset.pool_size or None) if self.dataset is not None else None
+
+    @property
+    def mixed_origins(self) -> str:
+        """The sentence shown beside a table that mixes published figures and re-runs; empty otherwise."""
+        published = any(run.is_published for run in self.runs) or bool(self.published_twins)
+        if not published or not any(not run.is_published for run in self.runs) or self.dataset is None:
+            return ""
+        queries = self.dataset.published_query_count or self.pool_size or 0
+        return (
+            f"This board mixes published figures (the reference implementation's, each a count over {queries:,} "
+            "queries, with Wilson intervals and no per-query data, so compared unpaired) and re-runs evaluated "
+            f"here on this version (pool of {self.pool_size or 0:,} per language, paired bootstrap). A model "
+            "with both shows its re-run, with a link to its published figures."
+        )
 
     @property
     def languages_by_run(self) -> dict[int, list[str]]:
@@ -167,6 +192,14 @@ class Selection:
             for unit_task, source, target in self.units
             if unit_task == task and pair_selected(source, target, chosen, self.pair_mode)
         ]
+
+    @property
+    def ranked_over(self) -> list[str]:
+        """The languages ranks are over: every selected language, or with "common" those all shown models declare."""
+        if not self.common:
+            return list(self.languages)
+        declared = {run.pk: list(run.model.declared_languages or []) for run in self.runs}
+        return common_languages(declared, self.languages)
 
     @property
     def infos(self) -> list[RunInfo]:
@@ -194,7 +227,7 @@ def resolve_selection(params: QueryDict, unit_columns: list[tuple[str, str]]) ->
     errors = [f"{form.fields[name].label}: {' '.join(messages)}" for name, messages in form.errors.items()]
     versions = list(form.fields["dataset"].queryset)
     dataset = form.cleaned_data.get("dataset") or Dataset.choose_default(versions)
-    chosen_runs = list(filterset.qs.on_benchmark(dataset)) if dataset else []
+    chosen_runs, twins = prefer_reruns(list(filterset.qs.on_benchmark(dataset)) if dataset else [])
     units = (
         Score.objects.filter(run__dataset=dataset, run__status=Run.Status.DONE).units(unit_columns) if dataset else []
     )
@@ -220,8 +253,18 @@ def resolve_selection(params: QueryDict, unit_columns: list[tuple[str, str]]) ->
         query=params.urlencode() if hasattr(params, "urlencode") else "",
         units=units,
         common=bool(form.cleaned_data.get("common")),
+        published_twins=twins,
     )
     return selection
+
+
+def prefer_reruns(runs: list[Run]) -> tuple[list[Run], dict[int, Run]]:
+    """One row per model on a board: a model with a current-engine re-run shows it, not its published run.
+
+    Returns the runs to show and, per model id, the published run left out (linked from the re-run's row)."""
+    rerun_models = {run.model_id for run in runs if not run.is_published and not run.is_older_engine}
+    twins = {run.model_id: run for run in runs if run.is_published and run.model_id in rerun_models}
+    return [run for run in runs if not (run.is_published and run.model_id in twins)], twins
 
 
 # Every field of the filter form (the language selection and the run filters) but the sort order.
@@ -269,7 +312,11 @@ def _encode(pairs: list[tuple[str, str]]) -> str:
 
 
 def joint_intervals(
-    selection: Selection, columns, aggregates: list[dict], languages_by_run: dict[int, list[str]]
+    selection: Selection,
+    columns,
+    aggregates: list[dict],
+    languages_by_run: dict[int, list[str]],
+    replicates: dict[int, object] | None = None,
 ) -> dict[tuple[int, str], tuple[float, float]]:
     """The engine's joint bootstrap interval of every re-run's retrieval averages and overall score.
 
@@ -278,6 +325,15 @@ def joint_intervals(
     counts = {(row["run_id"], row["task"], row["metric"]): row["n"] for row in aggregates}
     overall = set(overall_keys())
     found: dict[tuple[int, str], tuple[float, float]] = {}
+    # Most runs share their languages: each task's units are listed once per language set, not per run.
+    cached_units: dict[tuple[str, tuple[str, ...]], list] = {}
+
+    def units_of(task: str, languages: list[str]) -> list:
+        key = (task, tuple(languages))
+        if key not in cached_units:
+            cached_units[key] = selection.units_of(task, languages)
+        return cached_units[key]
+
     for run in selection.runs:
         if run.is_published:
             continue
@@ -285,7 +341,7 @@ def joint_intervals(
         for column in columns:
             if TASKS[column.task].kind != "retrieval":
                 continue
-            units = selection.units_of(column.task, languages_by_run.get(run.pk, selection.languages))
+            units = units_of(column.task, languages_by_run.get(run.pk, selection.languages))
             if not units or counts.get((run.pk, column.task, column.metric)) != len(units):
                 continue
             interval = joint_average_interval(run, column.task, column.metric, units)
@@ -293,10 +349,19 @@ def joint_intervals(
                 found[(run.pk, column.key)] = interval
             if column.key in overall:
                 groups.append((column.task, column.metric, units))
-        if groups and len(groups) == len([c for c in columns if c.key in overall]):
-            interval = joint_overall_interval(run, groups)
-            if interval is not None:
-                found[(run.pk, OVERALL)] = interval
+        # The overall score averages the overall columns that have results for the selection.
+        wanted = [
+            column
+            for column in columns
+            if column.key in overall and units_of(column.task, languages_by_run.get(run.pk, selection.languages))
+        ]
+        if groups and len(groups) == len(wanted):
+            samples = joint_overall_samples(run, groups)
+            if samples is not None:
+                found[(run.pk, OVERALL)] = percentile_interval(samples)
+                # The overall score's replicates give the rank intervals (paired across re-runs).
+                if replicates is not None:
+                    replicates[run.pk] = samples
     return found
 
 
@@ -314,11 +379,14 @@ def overview_page(params: QueryDict) -> Page:
         else []
     )
     expected = expected_units(selection.units, columns, set(selection.languages), selection.pair_mode)
-    expected_by_run = {
-        run_id: expected_units(selection.units, columns, set(chosen), selection.pair_mode)
-        for run_id, chosen in languages_by_run.items()
-    }
-    intervals = joint_intervals(selection, columns, aggregates, languages_by_run)
+    # Counted once per distinct language set (most runs share one), not once per run.
+    by_languages: dict[tuple[str, ...], dict[str, int]] = {}
+    for chosen in languages_by_run.values():
+        if tuple(chosen) not in by_languages:
+            by_languages[tuple(chosen)] = expected_units(selection.units, columns, set(chosen), selection.pair_mode)
+    expected_by_run = {run_id: by_languages[tuple(chosen)] for run_id, chosen in languages_by_run.items()}
+    replicates: dict[int, object] = {}
+    intervals = joint_intervals(selection, columns, aggregates, languages_by_run, replicates)
     table = build_overview(
         infos,
         aggregates,
@@ -328,14 +396,18 @@ def overview_page(params: QueryDict) -> Page:
         expected_by_run=expected_by_run,
         intervals=intervals,
         coverage_by_run=selection.coverage_by_run(),
+        ranked_over=selection.ranked_over,
+        common=selection.common,
+        replicates=replicates,
     )
-    ranked = [row for row in table.rows if not row.overall.missing]
+    # The chart compares, so it shows the ranked rows only (the same languages, the current engine).
+    ranked = [row for row in table.rows if not row.overall.missing and row.rank is not None]
     ranked.sort(key=lambda row: -row.overall.value)
     figure = (
         plots.interval_chart(
             [row.run.label for row in ranked],
             [(row.overall.value, row.overall.ci_low, row.overall.ci_high) for row in ranked],
-            title="Overall score with interval (mean of the retrieval columns)",
+            title=f"Overall score with interval, ranked models over {len(selection.ranked_over)} languages",
         )
         if ranked
         else None
@@ -366,6 +438,9 @@ def overview_page(params: QueryDict) -> Page:
         "overall_ci_high",
         "averaged_languages",
         "coverage",
+        "ranked_over",
+        "engine_version",
+        "older_engine",
     ]
     # The overall score is a mean of the overall columns' values, all on the main metric's scale.
     overall_metric = next((column.metric for column in columns if column.key in table.overall_keys), None)
@@ -396,6 +471,9 @@ def overview_page(params: QueryDict) -> Page:
             *_ci(row.overall),
             " ".join(row.coverage.averaged) if row.coverage else "",
             row.coverage.label if row.coverage else "",
+            " ".join(row.ranked_over),
+            row.run.engine_version,
+            row.run.is_older_engine,
         ]
         for column in columns:
             cell = row.cells[column.key]
@@ -409,6 +487,15 @@ def overview_page(params: QueryDict) -> Page:
         "overall_labels": [column.label for column in columns if column.key in table.overall_keys],
         "figure": figure,
         "common": selection.common,
+        "mixed_origins": selection.mixed_origins,
+        "published_twins": {
+            run.pk: selection.published_twins[run.model_id]
+            for run in selection.runs
+            if run.model_id in selection.published_twins
+        },
+        "chance_levels": {
+            column.key: TASKS[column.task].chance_level(column.metric, selection.pool_size) for column in columns
+        },
         # The note on the ECE column links to the page of the task that the column belongs to.
         "ece_task": next((column.task for column in columns if column.metric == "ece"), None),
         # The model-facts columns; the runs come with their model already (no extra query).
@@ -416,6 +503,37 @@ def overview_page(params: QueryDict) -> Page:
     }
     export = ExportTable(export_headers, export_rows, {key: name for key, name in export_metrics.items() if name})
     return Page("Leaderboard", context, {"overview": export})
+
+
+@dataclass(frozen=True)
+class Standing:
+    """Where a run stands on its version's default board: its rank interval among `ranked` models."""
+
+    rank: tuple[int, int] | None
+    ranked: int
+    ranked_over: tuple[str, ...]
+    block: str
+    block_label: str
+
+    @property
+    def label(self) -> str:
+        if self.rank is None:
+            return f"not ranked: {self.block_label}"
+        best, worst = self.rank
+        shown = str(best) if best == worst else f"{best}–{worst}"
+        return f"rank {shown} of {self.ranked}"
+
+
+def run_standing(run: Run) -> Standing | None:
+    """The run's standing on the default overview of its benchmark version (the one ranking rule).
+
+    For the run page ("rank X of N"); None when the run is not on that board (not finished)."""
+    table = overview_page(QueryDict(f"dataset={run.dataset_id}")).context["table"]
+    row = next((row for row in table.rows if row.run.id == run.pk), None)
+    if row is None:
+        return None
+    ranked = sum(1 for other in table.rows if other.rank is not None)
+    return Standing(row.rank, ranked, row.ranked_over, row.block, row.block_label)
 
 
 # ---------------------------------------------------------------------------------------------- task pages
@@ -461,13 +579,18 @@ def task_page(params: QueryDict, task: str) -> Page:
     # Rows follow the mean of the main metric, best first, in every table of the page (like the paper's tables).
     first = build_language_table(infos, values, languages, main)
     ranked = [row[0] for row in sorted(first.rows, key=lambda row: -(row[2].value if row[2].value is not None else -1))]
+    # The one ranking rule: rows are grouped in blocks (same languages, current engine first).
+    blocks = {"averaged_by_run": languages_by_run, "ranked_over": selection.ranked_over, "common": selection.common}
     tables = [
         (
             METRICS[metric].short_label,
-            build_language_table(ranked, values, languages, metric, higher_is_better=METRICS[metric].higher_is_better),
+            build_language_table(
+                ranked, values, languages, metric, higher_is_better=METRICS[metric].higher_is_better, **blocks
+            ),
         )
         for metric in spec.shown_metrics
     ]
+    pool_size = selection.pool_size
     # The bar chart shows the eight best models; the tables below have all of them.
     leaders = tables[0][1].rows[:8]
     figure = (
@@ -475,11 +598,13 @@ def task_page(params: QueryDict, task: str) -> Page:
             [BY_CODE[code].name for code in languages],
             {run.label: [(cell.value, cell.ci_low, cell.ci_high) for cell in cells] for run, cells, _ in leaders},
             title=f"{METRICS[main].label} per {'query ' if pair else ''}language (best {len(leaders)} models)",
+            chance=spec.chance_level(main, pool_size),
         )
         if leaders and languages
         else None
     )
-    headers = ["run_id", "model", "origin", "metric", "language", "value", "ci_low", "ci_high"]
+    headers = ["run_id", "model", "origin", "metric", "language", "value", "ci_low", "ci_high", "block", "older_engine"]
+    block_by_run = tables[0][1].block_by_run if tables else {}
     rows = [
         [row["run_id"], None, None, row["metric"], row["source"], row["value"], row.get("ci_low"), row.get("ci_high")]
         for row in values
@@ -488,6 +613,8 @@ def task_page(params: QueryDict, task: str) -> Page:
     for row in rows:
         info = labels.get(row[0])
         row[1], row[2] = (info.label, info.origin) if info else ("", "")
+        # The row's block under the ranking rule, and whether an older engine scored it.
+        row += [block_by_run.get(row[0], ""), bool(info and info.is_older_engine)]
     if pair:
         headers[4] = "query_language (mean over document languages)"
     context = {
@@ -501,8 +628,21 @@ def task_page(params: QueryDict, task: str) -> Page:
         "infos": infos,
         # Re-runs with per-query rank files: their cells link to the language's queries (leaderboard/errors.py).
         "per_query_runs": errors.runs_with_rank_files(selection.run_ids),
+        "chance_levels": chance_levels(spec, spec.shown_metrics, pool_size),
+        "mixed_origins": selection.mixed_origins,
+        "mining_reason": spec.extra.get("mining_reason", ""),
     }
     return Page(spec.title, context, {task: ExportTable(headers, rows)})
+
+
+def chance_levels(spec: TaskSpec, metrics, pool_size: int | None) -> list[tuple[str, str]]:
+    """(metric label, chance level in percent) of the task's metrics that define one, for the pages."""
+    found = []
+    for metric in metrics:
+        level = spec.chance_level(metric, pool_size)
+        if level is not None:
+            found.append((METRICS[metric].short_label, f"{100 * level:.3g}%"))
+    return found
 
 
 # ---------------------------------------------------------------------------------------------- T4
@@ -600,8 +740,11 @@ def classification_page(params: QueryDict, task: str) -> Page:
                     ),
                 )
             )
-    headers = ["run_id", "model", "origin", *shown]
-    rows = [[info.id, info.label, info.origin, *[cells[m].value for m in shown]] for info, cells in summary]
+    headers = ["run_id", "model", "origin", *shown, "older_engine"]
+    rows = [
+        [info.id, info.label, info.origin, *[cells[m].value for m in shown], info.is_older_engine]
+        for info, cells in summary
+    ]
     context = {
         **_filters_context(selection, ("run",)),
         "summary": [(info, [(metric, cells[metric]) for metric in shown_metrics]) for info, cells in summary],
@@ -615,6 +758,7 @@ def classification_page(params: QueryDict, task: str) -> Page:
         "chosen": chosen,
         "figures": figures,
         "published_present": any(info.is_published for info in infos),
+        "chance_levels": chance_levels(spec, shown_metrics, selection.pool_size),
         "published_t4": published_t4_rows(selection.runs),
     }
     context["hidden_for_run"] = context["hidden_for_choice"]
@@ -691,13 +835,24 @@ def crosslingual_page(params: QueryDict) -> Page:
             matrix,
             names,
             title=f"{chosen.model.label}: {metric_label}, {task.upper()} (diagonal: {diagonal_task.upper()})",
+            metric=metric,
+            # Each off-diagonal cell opens the pair view (every model ranked on that pair): figures.js
+            # sets query_language and document_language on this page's address from "pair:<q>:<d>".
+            links=[
+                ["" if source == target else f"pair:{source}:{target}" for target in languages] for source in languages
+            ],
         )
         if chosen and matrix
         else None
     )
     asym_figure = (
         plots.heatmap(
-            asym, names, title="Asymmetry: row→column minus column→row", diverging=True, colorbar_title="Δ pts"
+            asym,
+            names,
+            title="Asymmetry: row→column minus column→row",
+            diverging=True,
+            colorbar_title="Δ pts",
+            metric=metric,
         )
         if chosen and asym
         else None
@@ -707,15 +862,25 @@ def crosslingual_page(params: QueryDict) -> Page:
         row = split_by_run.get(info.id, {})
         same, cross = row.get("same_script"), row.get("cross_script")
         split_rows.append((info, row, same - cross if same is not None and cross is not None else None))
-    headers = ["run_id", "model", "task", "metric", "query_language", "document_language", "value"]
+    headers = ["run_id", "model", "task", "metric", "query_language", "document_language", "value", "older_engine"]
     rows = []
     if chosen:
         rows = [
-            [chosen.pk, chosen.model.label, task, metric, row["source"], row["target"], row["value"]]
+            [
+                chosen.pk,
+                chosen.model.label,
+                task,
+                metric,
+                row["source"],
+                row["target"],
+                row["value"],
+                chosen.is_older_engine,
+            ]
             for row in pair_values
             if row["source"] in languages and row["target"] in languages
         ]
-    filters_context = _filters_context(selection, ("run", "task", "metric"))
+    pair_view, pair_error = pair_view_rows(params, selection, task, metric)
+    filters_context = _filters_context(selection, ("run", "task", "metric", "query_language", "document_language"))
     context = {
         **filters_context,
         "query_without_run": _encode(
@@ -742,11 +907,176 @@ def crosslingual_page(params: QueryDict) -> Page:
         "script_groups": script_groups,
         "family_groups": family_groups,
         "split_rows": split_rows,
+        "pair_view": pair_view,
+        "pair_error": pair_error,
+        "pair_languages": [(code, BY_CODE[code].name) for code in languages if code in BY_CODE],
+        "query_language": params.get("query_language", ""),
+        "document_language": params.get("document_language", ""),
     }
-    return Page("Cross-lingual retrieval", context, {"pairs": ExportTable(headers, rows)})
+    tables = {"pairs": ExportTable(headers, rows)}
+    if pair_view:
+        tables["pair_view"] = ExportTable(
+            ["rank_best", "rank_worst", "run_id", "model", "origin", "block", "value", "ci_low", "ci_high"],
+            [
+                [
+                    row.rank[0] if row.rank else None,
+                    row.rank[1] if row.rank else None,
+                    row.run.id,
+                    row.run.label,
+                    row.run.origin,
+                    row.block,
+                    row.cell.value,
+                    row.cell.ci_low,
+                    row.cell.ci_high,
+                ]
+                for row in pair_view
+            ],
+            dict.fromkeys(("value", "ci_low", "ci_high"), metric),
+        )
+    return Page("Cross-lingual retrieval", context, tables)
+
+
+def pair_view_rows(params: QueryDict, selection: Selection, task: str, metric: str) -> tuple[list, str]:
+    """The pair view: every model's `metric` for one (query language, document language), ranked.
+
+    Returns (rows, error); both empty when no pair was asked for. Re-runs' rank intervals use the
+    bootstrap replicates of the pair from their rank files (paired); published rows carry their
+    Wilson interval and enter each replicate as an independent draw."""
+    from leaderboard.run_intervals import pair_samples
+
+    source, target = params.get("query_language", ""), params.get("document_language", "")
+    if not source and not target:
+        return [], ""
+    pairs = [(code, other) for unit_task, code, other in selection.units if unit_task == task and other]
+    codes = {code for pair in pairs for code in pair}
+    if source not in codes or target not in codes or source == target:
+        return [], "Choose two different languages of this benchmark version for the pair view."
+    values = {
+        row["run_id"]: row
+        for row in Score.objects.for_runs(selection.run_ids)
+        .filter(task=task, metric=metric, source_id=source, target_id=target)
+        .values("run_id", "value", "ci_low", "ci_high")
+    }
+    replicates = {}
+    for run in selection.runs:
+        if run.pk in values and not run.is_published and TASKS[task].kind == "retrieval":
+            samples = pair_samples(run, task, metric, source, target)
+            if samples is not None:
+                replicates[run.pk] = samples
+    rows = build_pair_table(
+        selection.infos,
+        values,
+        source,
+        target,
+        higher_is_better=METRICS[metric].higher_is_better,
+        replicates=replicates,
+    )
+    return rows, ""
 
 
 # ---------------------------------------------------------------------------------------------- compare
+
+DIFFERENCE_HEADERS = [
+    "task",
+    "metric",
+    "language",
+    "run_a",
+    "run_b",
+    "model_a",
+    "model_b",
+    "a",
+    "b",
+    "delta",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "method",
+    "verdict",
+]
+NOT_TESTED = "not tested (no per-query data, not a proportion)"
+
+
+def differences(selection: Selection, chosen: list[Run], axes: list[tuple[str, str, str]]) -> list[dict]:
+    """Δ = A − B for every pair of chosen runs (in the order chosen) and every axis, over the languages both cover.
+
+    Re-runs with rank files: the paired bootstrap over the shared queries (leaderboard.significance);
+    the p-value of Recall@1 is the exact McNemar test. Otherwise, published proportions: the unpaired,
+    conservative interval. Several comparisons at once are Holm-corrected."""
+    from leaderboard.intervals import WILSON_METRICS
+    from leaderboard.run_intervals import bootstrap_settings, per_query_values
+    from leaderboard.significance import (
+        Difference,
+        holm,
+        paired_bootstrap,
+        paired_recall_at_1,
+        unpaired_proportions,
+    )
+
+    by_run = selection.languages_by_run
+    values: dict[tuple[int, str, str, str, str | None], float] = {}
+    for row in Score.objects.filter(
+        run__in=[run.pk for run in chosen], task__in=[task for task, _, _ in axes], metric__in=[m for _, m, _ in axes]
+    ).values_list("run_id", "task", "metric", "source_id", "target_id", "value"):
+        values[row[:5]] = row[5]
+    rows: list[dict] = []
+    found: list[Difference] = []
+    # Published figures are counts over the queries read off their values (Dataset.published_query_count).
+    pool = (selection.dataset.published_query_count or selection.pool_size) if selection.dataset else 0
+    for index, run_a in enumerate(chosen):
+        for run_b in chosen[index + 1 :]:
+            shared = [code for code in by_run.get(run_a.pk, []) if code in set(by_run.get(run_b.pk, []))]
+            for task, metric, _ in axes:
+                units = selection.units_of(task, shared)
+                higher = METRICS[metric].higher_is_better
+                pairs_a = [values.get((run_a.pk, task, metric, s, t)) for s, t in units]
+                pairs_b = [values.get((run_b.pk, task, metric, s, t)) for s, t in units]
+                if not units or any(v is None for v in pairs_a + pairs_b):
+                    continue
+                difference = None
+                if not run_a.is_published and not run_b.is_published and TASKS[task].kind == "retrieval":
+                    per_a = per_query_values(run_a, task, metric, units)
+                    per_b = per_query_values(run_b, task, metric, units)
+                    if per_a is not None and per_b is not None and per_a.shape == per_b.shape:
+                        seed, resamples = bootstrap_settings(run_a)
+                        if metric == "recall@1":
+                            difference, _ = paired_recall_at_1(per_a, per_b, n_resamples=resamples, seed=seed)
+                        else:
+                            difference, _ = paired_bootstrap(
+                                per_a, per_b, n_resamples=resamples, seed=seed, higher_is_better=higher
+                            )
+                if difference is None and metric in WILSON_METRICS and pool:
+                    difference = unpaired_proportions(pairs_a, pairs_b, pool, higher_is_better=higher)  # type: ignore[arg-type]
+                if difference is None:
+                    mean_a, mean_b = sum(pairs_a) / len(pairs_a), sum(pairs_b) / len(pairs_b)  # type: ignore[arg-type]
+                    # Neither paired data nor a published proportion: no test, and the verdict says so.
+                    difference = Difference(
+                        mean_a, mean_b, mean_a - mean_b, None, None, None, NOT_TESTED, NOT_TESTED, False
+                    )
+                found.append(difference)
+                rows.append(
+                    {
+                        "task": task,
+                        "metric": metric,
+                        "language": " ".join(shared),
+                        "run_a": run_a.pk,
+                        "run_b": run_b.pk,
+                        "model_a": run_a.model.label,
+                        "model_b": run_b.model.label,
+                    }
+                )
+    corrected = holm(found)
+    for row, difference in zip(rows, corrected, strict=True):
+        row.update(
+            a=difference.a,
+            b=difference.b,
+            delta=difference.delta,
+            ci_low=difference.ci_low,
+            ci_high=difference.ci_high,
+            p_value=difference.p_value,
+            method=difference.method,
+            verdict=difference.verdict,
+        )
+    return rows
 
 
 def compare_page(params: QueryDict) -> Page:
@@ -802,8 +1132,9 @@ def compare_page(params: QueryDict) -> Page:
             {info.label: [cell.value for cell in cells] for info, cells in summary},
             title="Scores across tasks (%), each on its own axis",
         )
-    headers = ["run_id", "model", *[f"{label} ({metric})" for _, metric, label in axes]]
-    rows = [[info.id, info.label, *[cell.value for cell in cells]] for info, cells in summary]
+    headers = ["run_id", "model", *[f"{label} ({metric})" for _, metric, label in axes], "older_engine"]
+    rows = [[info.id, info.label, *[cell.value for cell in cells], info.is_older_engine] for info, cells in summary]
+    compared = differences(selection, chosen, axes) if len(chosen) >= 2 else []
     context = {
         **_filters_context(selection, ("runs", "task")),
         "task_choices": [(key, choice.title) for key, choice in tasks.items()],
@@ -816,9 +1147,17 @@ def compare_page(params: QueryDict) -> Page:
         "summary": summary,
         "bars": bars,
         "radar": radar,
+        "differences": compared,
+        # How many tested comparisons Holm's correction spans (none below two).
+        "holm": sum(1 for row in compared if row["p_value"] is not None),
     }
     metrics = {f"{label} ({metric})": metric for _, metric, label in axes}
-    return Page("Compare models", context, {"compare": ExportTable(headers, rows, metrics)})
+    difference_table = ExportTable(DIFFERENCE_HEADERS, [[row[key] for key in DIFFERENCE_HEADERS] for row in compared])
+    return Page(
+        "Compare models",
+        context,
+        {"compare": ExportTable(headers, rows, metrics), "differences": difference_table},
+    )
 
 
 # ---------------------------------------------------------------------------------------------- run page
@@ -875,6 +1214,18 @@ def tokenizer_coverage(details: dict) -> tuple[list[str], list[tuple[str, list]]
     return metrics, rows
 
 
+# What the brackets of a run's scores resample, per task kind (the engine's bootstrap, evaluation/engine/bootstrap.py).
+RESAMPLED = {
+    "retrieval": "brackets: 95% percentile bootstrap interval over the queries (the same item draws in every language)",
+    "classification": (
+        "brackets: 95% percentile bootstrap interval over the test items, with the classifier and calibrator held "
+        "fixed (the training and dev splits are not resampled); the ECE intervals are shifted by the bootstrap "
+        "bias estimate and sit around the uncorrected point estimate"
+    ),
+    "diagnostics": "brackets: 95% percentile bootstrap interval over the queries",
+}
+
+
 def run_page(run_id: int) -> Page:
     run = Run.objects.select_related("model", "dataset").filter(pk=run_id).first()
     if run is None:
@@ -899,6 +1250,9 @@ def run_page(run_id: int) -> Page:
             "title": TASKS[section.task].title if section.task in TASKS else section.task,
             # Retrieval units link to their queries, worst first (leaderboard/errors.py).
             "per_query": section.task in TASKS and errors.has_errors_page(TASKS[section.task]),
+            "resampled": ""
+            if run.is_published
+            else RESAMPLED.get(TASKS[section.task].kind if section.task in TASKS else "", ""),
         }
         for section in score_sections(scores, LANGUAGE_ORDER)
     ]

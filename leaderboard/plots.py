@@ -16,6 +16,7 @@ from plotly.subplots import make_subplots
 
 from evaluation.published import CATALOGUE
 from evaluation.safe_text import plain_figure, plain_label
+from leaderboard.tables import format_metric
 
 # One colour per model, the same in every chart. Paul Tol's colour-blind-safe "muted" scheme (nine
 # colours) followed by three Okabe–Ito colours and a grey, all distinguishable with the common
@@ -72,7 +73,8 @@ def _as_dict(figure: go.Figure) -> dict:
 
 
 def _pct(value: float | None) -> float | None:
-    return None if value is None else round(100 * value, 2)
+    # Not rounded: the labels and hover texts round once, from the stored value (MetricSpec.format).
+    return None if value is None else 100 * value
 
 
 def _error(values: Sequence[float | None], lows: Sequence[float | None], highs: Sequence[float | None]) -> dict | None:
@@ -91,8 +93,11 @@ def language_bars(
     *,
     title: str,
     y_title: str = "Recall@1 (%)",
+    chance: float | None = None,
 ) -> dict:
-    """Grouped bars: one group per language, one bar per series, with CI whiskers when known."""
+    """Grouped bars: one group per language, one bar per series, with CI whiskers when known.
+
+    `chance` (a fraction) draws the metric's chance level as a dashed reference line."""
     figure = go.Figure()
     for name, points in series.items():
         values = [point[0] for point in points]
@@ -115,6 +120,14 @@ def language_bars(
         legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
         xaxis={"automargin": True},
     )
+    if chance is not None:
+        figure.add_hline(
+            y=_pct(chance),
+            line_dash="dash",
+            line_color="#888888",
+            annotation_text=f"chance {100 * chance:.3g}%",
+            annotation_position="top left",
+        )
     return _as_dict(figure)
 
 
@@ -125,21 +138,28 @@ def heatmap(
     title: str,
     diverging: bool = False,
     colorbar_title: str = "%",
+    metric: str = "recall@1",
+    links: Sequence[Sequence[str]] | None = None,
 ) -> dict:
-    """A source×target heatmap (rows = query language, columns = document language)."""
+    """A source×target heatmap (rows = query language, columns = document language).
+
+    `links` gives each cell what a click opens ("pair:<query>:<document>", the pair view), as its customdata."""
     z = [[_pct(value) for value in row] for row in matrix]
-    text = [["" if value is None else f"{value:.1f}" for value in row] for row in z]
+    # Each label is the stored value rounded once, as the tables print it (never the rounded z again).
+    text = [[format_metric(metric, value) for value in row] for row in matrix]
     trace: dict = {
         "z": z,
         "x": list(labels),
         "y": list(labels),
         "text": text,
         "texttemplate": "%{text}",
-        "hovertemplate": "%{y} → %{x}: %{z:.1f}%<extra></extra>",
+        "hovertemplate": "%{y} → %{x}: %{text}%<extra></extra>",
         "colorbar": {"title": {"text": colorbar_title}},
         "xgap": 1,
         "ygap": 1,
     }
+    if links is not None:
+        trace["customdata"] = [list(row) for row in links]
     if diverging:
         present = [abs(v) for row in z for v in row if v is not None]
         bound = max(present) if present else 1.0

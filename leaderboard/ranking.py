@@ -1,20 +1,35 @@
-"""Rank intervals from confidence intervals. Pure Python, no Django.
+"""Rank intervals from bootstrap replicates. Pure Python, no Django.
 
-A single rank suggests more certainty than a benchmark has: two models whose confidence intervals
-overlap cannot be told apart. Each model therefore gets a rank interval
+A single rank suggests more certainty than a benchmark has, so each model gets the 95% interval of its
+rank: in every bootstrap replicate all models are ranked, and a model's interval is the spread of its
+rank over the replicates (leaderboard.significance.rank_intervals_from_replicates). This is a test of
+the differences, unlike the overlap of two intervals (which can hide a clearly significant paired
+difference).
 
-    [1 + #models whose ci_low > its ci_high,  #models whose ci_high >= its ci_low]
-
-(the best and worst rank it could hold given the intervals; the model itself is counted in the
-upper end). Models whose intervals overlap share part of their rank band. A model without an
-interval (the published results carry none) is treated as a point, so with no intervals at all the
-bands collapse to ordinary ranks by point value, where only exact ties share a band ("2–3").
+- A re-run brings its own replicates of the score (the engine's resamples of the shared items, the
+  same draws for every re-run on a benchmark version), so re-runs are compared paired.
+- A published score has no per-query data: it enters each replicate as an independent normal draw
+  whose 95% interval is its own (Wilson-based) interval, and a rank over such rows says it is unpaired.
+- A score without any interval is a point: the same in every replicate. With only points, the ranks
+  are ordinary ranks by value, where only exact ties share a band ("2–3").
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from evaluation.engine import bootstrap
+from leaderboard.significance import rank_intervals_from_replicates
+
+# The seed of the independent draws given to scores that carry no replicates (published rows).
+UNPAIRED_SEED = 20
+Z95 = 1.959963984540054
+PAIRED = "paired: every model's rank in each bootstrap replicate over the same item draws"
+MIXED = "partly paired: re-runs over the same item draws, published scores as independent draws from their intervals"
+UNPAIRED = "unpaired: each score an independent draw from its interval in every replicate"
 
 
 @dataclass(frozen=True)
@@ -22,25 +37,40 @@ class Estimate:
     value: float
     ci_low: float | None = None
     ci_high: float | None = None
+    # The score's bootstrap replicates (a re-run's resampled average), when it has them.
+    samples: np.ndarray | None = field(default=None, compare=False, repr=False)
 
-    def bounds(self, higher_is_better: bool) -> tuple[float, float]:
-        """(low, high) on a scale where higher is better; a missing interval is the point itself."""
-        low = self.value if self.ci_low is None else self.ci_low
-        high = self.value if self.ci_high is None else self.ci_high
-        if higher_is_better:
-            return low, high
-        return -high, -low
+    def replicates(self, count: int, rng: np.random.Generator) -> np.ndarray:
+        """This score in `count` replicates: its own, or independent draws from its interval, or the point."""
+        if self.samples is not None and len(self.samples) == count:
+            return np.asarray(self.samples, dtype=np.float64)
+        if self.ci_low is None or self.ci_high is None or self.ci_high <= self.ci_low:
+            return np.full(count, self.value, dtype=np.float64)
+        spread = (self.ci_high - self.ci_low) / (2 * Z95)
+        return rng.normal(self.value, spread, size=count)
+
+
+def replicate_count(estimates: Sequence[Estimate]) -> int:
+    counts = {len(estimate.samples) for estimate in estimates if estimate.samples is not None}
+    return max(counts) if counts else bootstrap.DEFAULT_RESAMPLES
 
 
 def rank_intervals(estimates: Sequence[Estimate], *, higher_is_better: bool = True) -> list[tuple[int, int]]:
-    """The (best, worst) rank of every estimate, in input order."""
-    bounds = [estimate.bounds(higher_is_better) for estimate in estimates]
-    intervals = []
-    for low, high in bounds:
-        above = sum(1 for other_low, _ in bounds if other_low > high)
-        reachable = sum(1 for _, other_high in bounds if other_high >= low)
-        intervals.append((1 + above, reachable))
-    return intervals
+    """The (best, worst) ends of every estimate's 95% rank interval, in input order."""
+    if not estimates:
+        return []
+    count = replicate_count(estimates)
+    rng = np.random.default_rng(UNPAIRED_SEED)
+    matrix = np.vstack([estimate.replicates(count, rng) for estimate in estimates])
+    return rank_intervals_from_replicates(matrix, higher_is_better=higher_is_better)
+
+
+def pairing(estimates: Sequence[Estimate]) -> str:
+    """Whether the rank intervals of these estimates are paired, unpaired or partly paired (for the pages)."""
+    with_samples = sum(1 for estimate in estimates if estimate.samples is not None)
+    if with_samples == len(estimates):
+        return PAIRED
+    return MIXED if with_samples else UNPAIRED
 
 
 def rank_label(interval: tuple[int, int] | None) -> str:

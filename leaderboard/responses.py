@@ -23,7 +23,7 @@ from django.template.loader import render_to_string
 
 from evaluation.engine.registry import METRICS
 from evaluation.safe_text import csv_text
-from leaderboard.cache import generation_key
+from leaderboard.cache import generation_key, get_or_rebuild, latest_key
 from leaderboard.pages import FILTER_PARAMS, ExportTable, Page
 
 EXPORT_FORMATS = ("csv", "json")
@@ -37,7 +37,7 @@ FRAGMENT_HEADER = "X-Page-Fragment"
 # made-up parameters neither change a page nor fill the cache with copies of it.
 PAGE_PARAMETERS = frozenset(FILTER_PARAMS) | frozenset(
     {"dataset", "languages", "script", "family", "pairs", "sort", "origin", "kind", "size", "run", "runs"}
-    | {"task", "metric", "format", "table"}
+    | {"task", "metric", "format", "table", "query_language", "document_language"}
 )
 MAX_VALUES_PER_PARAMETER = 20
 MAX_VALUE_LENGTH = 200
@@ -88,8 +88,9 @@ def _shown(metric_name: str, value: object) -> object:
     spec = METRICS.get(metric_name)
     if spec is None or not isinstance(value, int | float) or isinstance(value, bool):
         return None
-    # Unrounded: the page rounds for reading, a download keeps every digit.
-    return spec.display_value(value)
+    # As the page shows it: rounded once from the stored value by the one helper (MetricSpec.shown);
+    # the stored value itself, every digit, is in the column beside it.
+    return spec.shown(value)
 
 
 def _unit(metric_name: str) -> str:
@@ -171,15 +172,21 @@ def public_page(request: HttpRequest, name: str, template: str, build: Callable[
         html = cache.get(whole_page_key)
         if html is not None:
             return HttpResponse(html)
-    key = generation_key("page", name, fmt, query)
-    payload = cache.get(key)
-    if payload is None:
+
+    def rebuild() -> dict:
         page = build()
         if fmt == "html":
-            payload = {"kind": "html", "title": page.title, "body": render_to_string(template, page.context)}
-        else:
-            payload = _export(page, fmt, request.GET.get("table"), name, request.GET)
-        cache.set(key, payload, settings.PUBLIC_PAGE_CACHE_SECONDS)
+            return {"kind": "html", "title": page.title, "body": render_to_string(template, page.context)}
+        return _export(page, fmt, request.GET.get("table"), name, request.GET)
+
+    # Stale-while-revalidate: one request rebuilds a page the last finished run invalidated, the
+    # others get its latest copy meanwhile (leaderboard.cache.get_or_rebuild).
+    payload = get_or_rebuild(
+        generation_key("page", name, fmt, query),
+        latest_key("page", name, fmt, query),
+        rebuild,
+        settings.PUBLIC_PAGE_CACHE_SECONDS,
+    )
     if payload["kind"] == "json":
         return HttpResponse(payload["body"], content_type="application/json; charset=utf-8")
     if payload["kind"] == "csv":

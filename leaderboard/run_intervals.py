@@ -31,7 +31,14 @@ def _load_ranks(path: str) -> tuple[np.ndarray, np.ndarray] | None:
 
 
 def _samples(run: Run, task: str, metric: str, units: Sequence[Unit]) -> np.ndarray | None:
-    """The resamples of the run's mean of `metric` over `units`, recomputed from its rank files."""
+    """The resamples of the run's mean of `metric` over `units`: kept at evaluation time
+    (evaluation/replicates.py), else recomputed from its rank files."""
+    from evaluation.replicates import read_samples
+
+    rank_paths = [entry["path"] for entry in (run.details or {}).get("ranks", [])]
+    kept = read_samples(run.pk, rank_paths, task, metric, units) if rank_paths else None
+    if kept is not None:
+        return kept
     details = run.details or {}
     paths = {(entry["task"], entry["source"], entry["target"]): entry["path"] for entry in details.get("ranks", [])}
     if not units or any((task, source, target) not in paths for source, target in units):
@@ -71,3 +78,49 @@ def joint_overall_interval(run: Run, groups: Sequence[tuple[str, str, Sequence[U
     if any(found is None for found in samples):
         return None
     return joint_interval_of_means(samples)  # type: ignore[arg-type]
+
+
+def joint_overall_samples(run: Run, groups: Sequence[tuple[str, str, Sequence[Unit]]]) -> np.ndarray | None:
+    """The bootstrap replicates of the overall score (the mean of several averages), for rank intervals.
+
+    Every re-run on a benchmark version draws the same items in replicate r (same seed, same item
+    order), so these replicates are paired across runs."""
+    samples = [_samples(run, task, metric, units) for task, metric, units in groups]
+    if not samples or any(found is None for found in samples):
+        return None
+    return np.mean(np.stack(samples), axis=0)  # type: ignore[arg-type]
+
+
+def per_query_values(run: Run, task: str, metric: str, units: Sequence[Unit]) -> np.ndarray | None:
+    """The run's per-query values of `metric` (units × queries, the engine's item order), from its rank files."""
+    from evaluation.engine.metrics import per_query_retrieval
+
+    details = run.details or {}
+    paths = {(entry["task"], entry["source"], entry["target"]): entry["path"] for entry in details.get("ranks", [])}
+    if not units or any((task, source, target) not in paths for source, target in units):
+        return None
+    loaded = [_load_ranks(paths[(task, source, target)]) for source, target in units]
+    if any(found is None for found in loaded):
+        return None
+    order = loaded[0][0]  # type: ignore[index]
+    if any(not np.array_equal(found[0], order) for found in loaded):  # type: ignore[index]
+        return None
+    rows = [per_query_retrieval(found[1]).get(metric) for found in loaded]  # type: ignore[index]
+    if any(row is None for row in rows):
+        return None
+    return np.stack(rows)  # type: ignore[arg-type]
+
+
+def bootstrap_settings(run: Run) -> tuple[int, int]:
+    """(seed, resamples) of the run's bootstrap, as its manifest records them."""
+    manifest = run.manifest or {}
+    return int(manifest.get("seed", 0)), int(
+        (manifest.get("bootstrap") or {}).get("resamples", bootstrap.DEFAULT_RESAMPLES)
+    )
+
+
+def pair_samples(run: Run, task: str, metric: str, source: str, target: str) -> np.ndarray | None:
+    """The bootstrap replicates of the run's `metric` on one ordered pair, from its rank file.
+
+    Paired across re-runs: the same seed draws the same items for every run."""
+    return _samples(run, task, metric, [(source, target)])

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from evaluation.model_facts import paper_model_facts
 from evaluation.models import Dataset, EmbeddingModel, Language, Run, Score
-from evaluation.published import ModelResults, PublishedResultError, parse_directory
+from evaluation.published import ModelResults, PublishedResultError, parse_directory, published_query_count
 from evaluation.signals import announce_results_changed
 from leaderboard.intervals import WILSON_LABEL, WILSON_METRICS, published_interval
 
@@ -120,8 +120,14 @@ def import_published_results(
     created = updated = total_scores = total_files = 0
     with transaction.atomic():
         dataset = full_benchmark_dataset()
-        # Read once: the pool size is a count over the dataset's items, and every score needs it.
+        # Read once: the pool size is a count over the dataset's items.
         pool_size = dataset.pool_size
+        # The published figures are counts over the queries the reference kept, read off the values
+        # themselves (49,949 for the shipped files); the Wilson intervals and the pages use that n.
+        queries = published_query_count(parsed_results) or pool_size
+        if dataset.published_query_count != queries:
+            dataset.published_query_count = queries
+            dataset.save(update_fields=["published_query_count"])
         for model_name in sorted(parsed):
             results = parsed[model_name]
             model = _model_for(results)
@@ -152,7 +158,12 @@ def import_published_results(
                 # differ between checkouts.
                 "source": Path(root).name,
                 "files": results.files,
-                "dataset": {"name": dataset.name, "version": dataset.version, "pool_size": pool_size},
+                "dataset": {
+                    "name": dataset.name,
+                    "version": dataset.version,
+                    "pool_size": pool_size,
+                    "published_queries": queries,
+                },
                 "model": {
                     "id": model.name,
                     "revision": "not recorded by the reference runner",
@@ -162,12 +173,13 @@ def import_published_results(
                 "intervals": {
                     "method": WILSON_LABEL,
                     "metrics": sorted(WILSON_METRICS),
-                    "queries": pool_size,
+                    "queries": queries,
                 },
                 "tasks": results.provenance,
                 "notes": [
                     "The published files carry no confidence intervals. Recall@k gets a Wilson 95% interval "
-                    "computed here from the published value and the pool size; MRR and T4 get none.",
+                    f"computed here from the published value and the {queries:,} queries every published figure "
+                    "is a count over (derived from the values); MRR and T4 get none.",
                     "The reference's ECE is stored as ece_reference and is not comparable with ECE computed here.",
                     "Only the uncalibrated T4 test metrics become scores: the reference fitted calibration on "
                     "the split it reported. Every T4 block (dev and test, base and calibrated, per language "
@@ -183,7 +195,7 @@ def import_published_results(
             run.scores.all().delete()
             rows = []
             for score in results.scores:
-                interval = published_interval(score.metric, score.value, pool_size)
+                interval = published_interval(score.metric, score.value, queries)
                 rows.append(
                     Score(
                         run=run,

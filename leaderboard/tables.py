@@ -24,9 +24,10 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from evaluation.engine import ENGINE_VERSION
 from evaluation.engine.registry import METRICS, TASKS, is_cross_lingual
 from leaderboard.coverage import OUTSIDE_NOTE, Coverage, is_outside
-from leaderboard.ranking import Estimate, rank_intervals, rank_label
+from leaderboard.ranking import Estimate, pairing, rank_intervals, rank_label
 
 PAIR_MODES = ("both", "source")
 
@@ -106,10 +107,62 @@ class RunInfo:
     max_tokens: int | None = None
     memory_bytes_fp16: int | None = None
     license: str = ""
+    # The engine version that scored the run; empty for published runs (the paper's figures).
+    engine_version: str = ""
 
     @property
     def is_published(self) -> bool:
         return self.origin == "published"
+
+    @property
+    def is_older_engine(self) -> bool:
+        return is_older_engine(self.origin, self.engine_version)
+
+
+def is_older_engine(origin: str, engine_version: str) -> bool:
+    """Whether a run was scored by an engine version other than the current one.
+
+    Published runs are the reference implementation's figures (engine_version "reference"), not the
+    output of any version of this engine; the current engine reproduces them (the reproduction page
+    checks it), so they are ranked with current-engine re-runs, always labelled "published". A re-run
+    scored by an earlier engine may differ in ways the version bump records, so it is never ranked
+    against current-engine runs."""
+    return origin != "published" and engine_version not in ("", ENGINE_VERSION)
+
+
+# The blocks of a ranked table, in the order they are shown. Only the first is ranked.
+RANKED, FEWER_LANGUAGES, OLDER_ENGINE = "ranked", "fewer_languages", "older_engine"
+BLOCKS = (RANKED, FEWER_LANGUAGES, OLDER_ENGINE)
+
+
+def block_of(run: RunInfo, averaged: Sequence[str] | None, ranked_over: Sequence[str]) -> str:
+    """The block a run's row belongs to under the one ranking rule.
+
+    A rank compares models measured on the same languages: a current-engine run averaged over exactly
+    the languages the ranks are over is ranked; a run averaged over fewer (it declares fewer) is shown
+    in its own block with its coverage and its average over its declared languages, unranked; an
+    older-engine run is never ranked against current-engine runs."""
+    if run.is_older_engine:
+        return OLDER_ENGINE
+    if averaged is not None and list(averaged) != list(ranked_over):
+        return FEWER_LANGUAGES
+    return RANKED
+
+
+def block_label(block: str, ranked_over: Sequence[str], *, common: bool = False) -> str:
+    """The heading of a block of rows, saying what its ranks are over (or why it has none)."""
+    if block == RANKED:
+        scope = "the languages every shown model declares" if common else "every selected language"
+        return f"Ranked over {scope} ({len(ranked_over)}: {', '.join(ranked_over)})"
+    if block == FEWER_LANGUAGES:
+        return (
+            "Models declaring fewer of the selected languages: each averaged over its declared languages "
+            "(as in the paper), not ranked against the models above"
+        )
+    return (
+        f"Scored by an older engine version (the current one is {ENGINE_VERSION}): not ranked against "
+        "current-engine runs until re-queued"
+    )
 
 
 @dataclass
@@ -136,9 +189,9 @@ class Cell:
     def has_ci(self) -> bool:
         return self.ci_low is not None and self.ci_high is not None
 
-    def estimate(self) -> Estimate:
+    def estimate(self, samples=None) -> Estimate:
         assert self.value is not None
-        return Estimate(self.value, self.ci_low, self.ci_high)
+        return Estimate(self.value, self.ci_low, self.ci_high, samples)
 
 
 def percent(value: float | None, digits: int = 1) -> str:
@@ -190,6 +243,10 @@ class OverviewRow:
     overall: Cell
     rank: tuple[int, int] | None = None
     coverage: Coverage | None = None
+    block: str = RANKED
+    # The language codes the row's rank is over; empty for a row without a rank.
+    ranked_over: tuple[str, ...] = ()
+    block_label: str = ""
 
     @property
     def rank_label(self) -> str:
@@ -208,6 +265,18 @@ class OverviewTable:
     intervals_missing: bool
     notes: list[str] = field(default_factory=list)
     expected: dict[str, int] = field(default_factory=dict)
+    # Whether the rank intervals are paired (leaderboard.ranking.pairing).
+    rank_pairing: str = ""
+
+    @property
+    def several_blocks(self) -> bool:
+        """Whether the rows fall in more than one block (then each block gets a heading row)."""
+        return len({row.block for row in self.rows}) > 1
+
+    @property
+    def ranked_heading(self) -> str:
+        """The heading of the ranked block, said once above the table."""
+        return next((row.block_label for row in self.rows if row.block == RANKED), "")
 
     @property
     def visible_columns(self) -> list[Column]:
@@ -271,6 +340,9 @@ def build_overview(
     expected_by_run: Mapping[int, Mapping[str, int]] | None = None,
     intervals: Mapping[tuple[int, str], tuple[float, float]] | None = None,
     coverage_by_run: Mapping[int, Coverage] | None = None,
+    ranked_over: Sequence[str] | None = None,
+    common: bool = False,
+    replicates: Mapping[int, object] | None = None,
 ) -> OverviewTable:
     """One row per run with a cell per column, overall score, rank interval and sort order.
 
@@ -279,6 +351,11 @@ def build_overview(
     languages (or pairs) this benchmark version has results for at all, and `expected_by_run` the
     same within each run's averaged languages. `intervals` replaces the interval of a cell, keyed by
     (run id, column key or OVERALL), with a better one (the engine's joint bootstrap interval).
+    `ranked_over` is the languages the ranks are over (the selection, or the common languages); a run
+    averaged over other languages, or scored by an older engine, is shown unranked in its own block
+    (block_of). Without it every current-engine run is ranked. `replicates` holds, per run id, the
+    bootstrap replicates of its overall score (paired across re-runs); the rank intervals come from
+    every model's rank in every replicate (leaderboard.ranking).
     """
     columns = overview_columns() if columns is None else columns
     by_key = {(row["run_id"], row["task"], row["metric"]): row for row in aggregates}
@@ -302,14 +379,32 @@ def build_overview(
             cells[column.key] = cell
         total = mean_cell([cells[key] for key in overall]) if overall else Cell(note="no results")
         _use_interval(total, intervals.get((run.id, OVERALL)))
-        rows.append(OverviewRow(run=run, cells=cells, overall=total, coverage=(coverage_by_run or {}).get(run.id)))
+        found = (coverage_by_run or {}).get(run.id)
+        averaged = found.averaged if found is not None and ranked_over is not None else None
+        block = block_of(run, averaged, ranked_over or ())
+        # A run without results for some of its languages is averaged over fewer than it is shown for.
+        if block == RANKED and any(cells[key].partial for key in overall):
+            block = FEWER_LANGUAGES
+        rows.append(
+            OverviewRow(
+                run=run,
+                cells=cells,
+                overall=total,
+                coverage=found,
+                block=block,
+                block_label=block_label(block, ranked_over or (), common=common),
+            )
+        )
 
-    ranked = [row for row in rows if not row.overall.missing]
-    for row, interval in zip(ranked, rank_intervals([row.overall.estimate() for row in ranked]), strict=True):
+    ranked = [row for row in rows if not row.overall.missing and row.block == RANKED]
+    estimates = [row.overall.estimate((replicates or {}).get(row.run.id)) for row in ranked]
+    for row, interval in zip(ranked, rank_intervals(estimates), strict=True):
         row.rank = interval
+        row.ranked_over = tuple(ranked_over or (row.coverage.averaged if row.coverage else ()))
+    # "Best" is a comparison too: it is marked among the ranked rows only (the same languages).
     for column in columns:
-        mark_best((row.cells[column.key] for row in rows), higher_is_better=column.higher_is_better)
-    mark_best(row.overall for row in rows)
+        mark_best((row.cells[column.key] for row in ranked), higher_is_better=column.higher_is_better)
+    mark_best(row.overall for row in ranked)
 
     key, descending = parse_sort(sort, columns)
     sort_value = f"-{key}" if descending else key
@@ -320,12 +415,15 @@ def build_overview(
             f"No results for this language selection in {', '.join(empty)}: "
             "those columns are hidden and left out of the overall score."
         )
+    # Blocks stay in their order whatever the sort: the sort orders the rows within each block.
+    ordered = [row for block in BLOCKS for row in _sort_rows([r for r in rows if r.block == block], key, descending)]
     return OverviewTable(
         columns=list(columns),
-        rows=_sort_rows(rows, key, descending),
+        rows=ordered,
         overall_keys=overall,
         sort=sort_value,
         intervals_missing=any(not row.overall.has_ci for row in ranked),
+        rank_pairing=pairing(estimates) if estimates else "",
         notes=notes,
         expected=dict(expected),
     )
@@ -388,6 +486,14 @@ class LanguageTable:
     metric: str
     languages: list[str]
     rows: list[tuple[RunInfo, list[Cell], Cell]]
+    # Per run id, its block under the one ranking rule (block_of) and each block's heading.
+    block_by_run: dict[int, str] = field(default_factory=dict)
+    block_labels: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def several_blocks(self) -> bool:
+        """Whether the rows fall in more than one block (then each block gets a heading row)."""
+        return len(set(self.block_by_run.values())) > 1
 
 
 def build_language_table(
@@ -397,10 +503,15 @@ def build_language_table(
     metric: str,
     *,
     higher_is_better: bool = True,
+    averaged_by_run: Mapping[int, Sequence[str]] | None = None,
+    ranked_over: Sequence[str] | None = None,
+    common: bool = False,
 ) -> LanguageTable:
     """Per-language cells from rows {run_id, source, metric, value, ci_low, ci_high}.
 
-    For pair tasks the caller passes per-source means (value = mean over target languages).
+    For pair tasks the caller passes per-source means (value = mean over target languages). With
+    `averaged_by_run` and `ranked_over`, rows are put in the blocks of the ranking rule (block_of):
+    the best values are marked among the first block only, and the blocks keep their order.
     """
     lookup = {(row["run_id"], row["source"]): row for row in values if row["metric"] == metric}
     rows = []
@@ -427,10 +538,19 @@ def build_language_table(
             else Cell(expected=len(averaged), note="not covered")
         )
         rows.append((run, cells, mean))
+    blocks = {
+        run.id: block_of(
+            run, None if averaged_by_run is None else averaged_by_run.get(run.id, ranked_over), ranked_over or ()
+        )
+        for run in runs
+    }
+    rows = [row for block in BLOCKS for row in rows if blocks[row[0].id] == block]
+    compared = [row for row in rows if blocks[row[0].id] == RANKED]
     for index in range(len(languages)):
-        mark_best((row[1][index] for row in rows if not row[1][index].outside), higher_is_better=higher_is_better)
-    mark_best((row[2] for row in rows), higher_is_better=higher_is_better)
-    return LanguageTable(metric=metric, languages=list(languages), rows=rows)
+        mark_best((row[1][index] for row in compared if not row[1][index].outside), higher_is_better=higher_is_better)
+    mark_best((row[2] for row in compared), higher_is_better=higher_is_better)
+    labels = {block: block_label(block, ranked_over or languages, common=common) for block in BLOCKS}
+    return LanguageTable(metric=metric, languages=list(languages), rows=rows, block_by_run=blocks, block_labels=labels)
 
 
 def pair_matrix(
@@ -616,3 +736,55 @@ def manifest_facts(manifest: dict) -> list[tuple[str, str]]:
             ("Texts", f"{total:,} unique; {encoded or 0:,} encoded in this execution, {cached or 0:,} from the cache")
         )
     return facts
+
+
+@dataclass
+class PairRow:
+    run: RunInfo
+    cell: Cell
+    block: str
+    rank: tuple[int, int] | None = None
+
+    @property
+    def rank_label(self) -> str:
+        return rank_label(self.rank)
+
+
+def build_pair_table(
+    runs: Sequence[RunInfo],
+    values: Mapping[int, dict],
+    source: str,
+    target: str,
+    *,
+    higher_is_better: bool = True,
+    replicates: Mapping[int, object] | None = None,
+) -> list[PairRow]:
+    """Every model's value for one ordered language pair, ranked with its 95% rank interval.
+
+    `values` holds, per run id, {value, ci_low, ci_high} for the pair. A model is ranked when it
+    declares both languages (or declares none) and was scored by the current engine (block_of);
+    re-runs bring the bootstrap replicates of the pair's value (`replicates`), paired across re-runs."""
+    pair = (source, target)
+    rows = []
+    for run in runs:
+        found = values.get(run.id)
+        if found is None or found.get("value") is None:
+            continue
+        covers = not run.declared_languages or (source in run.declared_languages and target in run.declared_languages)
+        block = block_of(run, pair if covers else (), pair)
+        cell = Cell(
+            value=found["value"], ci_low=found.get("ci_low"), ci_high=found.get("ci_high"), covered=1, expected=1
+        )
+        rows.append(PairRow(run=run, cell=cell, block=block))
+    ranked = [row for row in rows if row.block == RANKED]
+    estimates = [row.cell.estimate((replicates or {}).get(row.run.id)) for row in ranked]
+    for row, interval in zip(ranked, rank_intervals(estimates, higher_is_better=higher_is_better), strict=True):
+        row.rank = interval
+    mark_best((row.cell for row in ranked), higher_is_better=higher_is_better)
+    sign = -1 if higher_is_better else 1
+
+    def order(row: PairRow) -> tuple[float, str]:
+        # Every row of the pair view has a value (rows without one are left out above).
+        return (sign * (row.cell.value or 0.0), row.run.label.lower())
+
+    return [row for block in BLOCKS for row in sorted((r for r in rows if r.block == block), key=order)]

@@ -1,6 +1,6 @@
 """`python -m evaluation.engine`: evaluate a model on a folder of dataset files, without Django or a database.
 
-    python -m evaluation.engine --model intfloat/multilingual-e5-small --data DIR --output result.json
+    python -m evaluation.engine --model intfloat/multilingual-e5-small --data DIR --output result.json [--details AUDIT]
 
 DIR holds `nirdesha_<lang>_<Script>.jsonl` files (or the validation sample's language CSVs), checked
 by the same readers as `manage.py import_dataset`. The output is the document `manage.py evaluate
@@ -44,7 +44,28 @@ def parser() -> argparse.ArgumentParser:
     result.add_argument("--device", default=None, choices=["cpu", "cuda"], help="Default: cuda when available.")
     result.add_argument("--batch-size", type=int, default=None, help="Initial encoding batch size.")
     result.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR, help="Embedding cache folder.")
+    result.add_argument(
+        "--details",
+        type=Path,
+        default=None,
+        help="Also write the audit files to this folder: per-query rank files (.npz; T5's with its pools), "
+        "details.json (T4 reliability bins, T5 pool digests and mining) and reliability.json.",
+    )
     return result
+
+
+def folder_sink(folder: Path):
+    """An artefact sink that writes each rank file as <folder>/<name>.npz and returns its path."""
+    import numpy as np
+
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def save(name: str, arrays: dict) -> str:
+        path = folder / f"{name}.npz"
+        np.savez_compressed(path, **arrays)
+        return str(path)
+
+    return save
 
 
 def read_rows(folder: Path) -> tuple[dict[str, list[tuple[int, str, str]]], dict[str, str], str]:
@@ -86,7 +107,12 @@ def main(argv: list[str] | None = None) -> int:
             batch_size=options.batch_size,
         )
         result = evaluate(
-            corpus, loaded.backend, tasks=_split(options.tasks), seed=DEFAULT_SEED, timings=loaded.timings
+            corpus,
+            loaded.backend,
+            tasks=_split(options.tasks),
+            seed=DEFAULT_SEED,
+            timings=loaded.timings,
+            artefact_sink=folder_sink(options.details) if options.details else None,
         )
     except (DatasetFileError, EngineError) as error:
         print(f"error: {error}", file=sys.stderr)
@@ -95,6 +121,16 @@ def main(argv: list[str] | None = None) -> int:
     options.output.parent.mkdir(parents=True, exist_ok=True)
     options.output.write_text(json.dumps(document, indent=2, ensure_ascii=False), encoding="utf-8")
     print(f"Wrote {len(document['scores'])} scores to {options.output}", file=sys.stderr)
+    if options.details:
+        details = result.details.to_dict()
+        (options.details / "details.json").write_text(json.dumps(details, indent=2, ensure_ascii=False), "utf-8")
+        reliability = {
+            task: block.get("reliability")
+            for task, block in details.items()
+            if isinstance(block, dict) and block.get("reliability")
+        }
+        (options.details / "reliability.json").write_text(json.dumps(reliability, indent=2), "utf-8")
+        print(f"Wrote {len(result.details.ranks)} rank files and the details to {options.details}", file=sys.stderr)
     return 0
 
 

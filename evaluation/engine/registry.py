@@ -39,6 +39,11 @@ class MetricSpec:
     description: str = ""
     comparable: bool = True
     biased_estimate: bool = False
+    # How the metric's chance (or majority) baseline follows from its task (chance_level): "top_k"
+    # (Recall@k: k of the pool's n documents), "reciprocal_rank" (MRR@k of a random ranking), "half"
+    # (AUROC), "positive_rate" (AUPRC: the share of positives), "majority_rate" (accuracy: always
+    # answering the majority class); empty where none is defined (ECE, diagnostics).
+    chance: str = ""
 
     @property
     def unit(self) -> str:
@@ -51,7 +56,10 @@ class MetricSpec:
         return value * 100 if self.scale == "fraction" else value
 
     def format(self, value: float | None) -> str:
-        """The value as the pages print it; empty for a missing value."""
+        """The value as the pages print it, rounded once from the stored value; empty for a missing value.
+
+        The one rounding of the site: tables, heatmap labels and the downloads' "as shown" columns all
+        come from here, so that 0.18347 is 18.3 everywhere (never 18.35 first, then 18.4)."""
         shown = self.display_value(value)
         if shown is None:
             return ""
@@ -59,20 +67,77 @@ class MetricSpec:
             return f"{shown:.{self.digits}f}"
         return f"{shown:,.{self.digits}f}"
 
+    def chance_level(self, *, pool: int | None = None, positive_rate: float | None = None) -> float | None:
+        """The metric's value for a model that ranks or answers at random (or always the majority class).
+
+        `pool` is the number of documents each query is ranked among; `positive_rate` the share of
+        positive pairs of a classification task. None where the task does not define it."""
+        if self.chance in ("top_k", "reciprocal_rank"):
+            if not pool:
+                return None
+            cutoff = min(int(self.name.rpartition("@")[2]), pool)
+            if self.chance == "top_k":
+                return cutoff / pool
+            # A random rank is uniform over 1..pool: the mean of 1/r over the ranks within the cutoff.
+            return sum(1 / rank for rank in range(1, cutoff + 1)) / pool
+        if self.chance == "half":
+            return 0.5
+        if positive_rate is None:
+            return None
+        if self.chance == "positive_rate":
+            return positive_rate
+        if self.chance == "majority_rate":
+            return max(positive_rate, 1 - positive_rate)
+        return None
+
+    def shown(self, value: float | None) -> float | None:
+        """The number the pages print (format), as a number: the downloads' "as shown" value."""
+        text = self.format(value)
+        return float(text.replace(",", "")) if text else None
+
 
 def _metrics(*specs: MetricSpec) -> dict[str, MetricSpec]:
     return {spec.name: spec for spec in specs}
 
 
 METRICS: dict[str, MetricSpec] = _metrics(
-    MetricSpec("recall@1", "Recall@1", "R@1", True, description="share of queries whose gold is ranked first"),
-    MetricSpec("recall@5", "Recall@5", "R@5", True, description="share of queries whose gold is in the top 5"),
-    MetricSpec("recall@10", "Recall@10", "R@10", True, description="share of queries whose gold is in the top 10"),
-    MetricSpec("mrr@10", "MRR@10", "MRR@10", True, description="mean reciprocal rank, 0 beyond rank 10"),
+    MetricSpec(
+        "recall@1", "Recall@1", "R@1", True, description="share of queries whose gold is ranked first", chance="top_k"
+    ),
+    MetricSpec(
+        "recall@5", "Recall@5", "R@5", True, description="share of queries whose gold is in the top 5", chance="top_k"
+    ),
+    MetricSpec(
+        "recall@10",
+        "Recall@10",
+        "R@10",
+        True,
+        description="share of queries whose gold is in the top 10",
+        chance="top_k",
+    ),
+    MetricSpec(
+        "mrr@10",
+        "MRR@10",
+        "MRR@10",
+        True,
+        description="mean reciprocal rank, 0 beyond rank 10",
+        chance="reciprocal_rank",
+    ),
     MetricSpec("ndcg@10", "nDCG@10", "nDCG@10", True, description="as published by the reference runner"),
-    MetricSpec("auroc", "AUROC", "AUROC", True, description="area under the ROC curve on the test split"),
-    MetricSpec("auprc", "AUPRC", "AUPRC", True, description="average precision on the test split"),
-    MetricSpec("accuracy", "Accuracy", "Acc.", True, description="share of test pairs classified correctly at 0.5"),
+    MetricSpec(
+        "auroc", "AUROC", "AUROC", True, description="area under the ROC curve on the test split", chance="half"
+    ),
+    MetricSpec(
+        "auprc", "AUPRC", "AUPRC", True, description="average precision on the test split", chance="positive_rate"
+    ),
+    MetricSpec(
+        "accuracy",
+        "Accuracy",
+        "Acc.",
+        True,
+        description="share of test pairs classified correctly at 0.5",
+        chance="majority_rate",
+    ),
     MetricSpec(
         "ece",
         "ECE",
@@ -190,6 +255,18 @@ class TaskSpec:
     monolingual_twin: str = ""
     reference_folder: str = ""
     reference_task: str = ""
+    # For chance levels (chance_level): the documents each query is ranked among when the task fixes
+    # them (T5: the gold and its hard negatives), else the full pool of the dataset version; and, for a
+    # classification task, the share of positive pairs.
+    chance_pool: int | None = None
+    positive_rate: float | None = None
+
+    def chance_level(self, metric: str, pool_size: int | None = None) -> float | None:
+        """The chance (or majority) baseline of one of this task's metrics; `pool_size` is the version's pool."""
+        spec = METRICS.get(metric)
+        if spec is None:
+            return None
+        return spec.chance_level(pool=self.chance_pool or pool_size, positive_rate=self.positive_rate)
 
     @property
     def metric_specs(self) -> tuple[MetricSpec, ...]:
@@ -345,6 +422,8 @@ TASKS: dict[str, TaskSpec] = _tasks(
             ColumnSpec("t4_ece", "T4 ECE", "ece", "before calibration; lower is better"),
         ),
         compare_label="T4 AUROC",
+        # Three test pairs per item: its own instruction, a hard and a random negative (evaluation/engine/pairs.py).
+        positive_rate=1 / 3,
         reference_folder="t4_classification",
         reference_task="t4_classification",
     ),
@@ -361,9 +440,24 @@ TASKS: dict[str, TaskSpec] = _tasks(
         method="hard_negatives",
         table_metrics=("recall@1", "recall@5", "mrr@10"),
         description=(
-            "each persona's instruction among itself and the 20 instructions of its language that BM25 finds "
-            "most similar to it, a pool frozen per dataset version"
+            "each persona's instruction among itself and the 20 other instructions of its language that BM25 "
+            "scores highest when queried with that gold instruction, a pool frozen per dataset version"
         ),
+        # Decided (issue 20): BM25 is queried with the GOLD INSTRUCTION, not the persona. The hard
+        # negatives are then the instructions lexically closest to the right answer, so the task asks
+        # whether a model tells the right instruction from near-duplicates of it; mined with the
+        # persona they would be whatever shares words with the question, which a lexical model finds
+        # by construction and which depends on the persona's wording more than on the answer's.
+        extra={
+            "mining_query": "gold instruction",
+            "mining_reason": (
+                "BM25 is queried with the gold instruction, so the 20 hard negatives are the instructions "
+                "lexically closest to the right answer: the task measures whether a model tells the right "
+                "instruction from its near-duplicates, not from texts that merely share words with the persona."
+            ),
+        },
+        # The gold and its 20 hard negatives.
+        chance_pool=21,
     ),
     TaskSpec(
         "multi",

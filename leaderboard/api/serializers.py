@@ -28,6 +28,9 @@ class RunSerializer(serializers.ModelSerializer):
     model = EmbeddingModelSerializer(read_only=True)
     dataset = DatasetBriefSerializer(read_only=True)
     page = serializers.SerializerMethodField()
+    older_engine = serializers.BooleanField(
+        source="is_older_engine", read_only=True, help_text="scored by an earlier engine version: never ranked"
+    )
 
     class Meta:
         model = Run
@@ -40,6 +43,7 @@ class RunSerializer(serializers.ModelSerializer):
             "revision",
             "resolved_commit",
             "engine_version",
+            "older_engine",
             "tasks",
             "languages",
             "created_at",

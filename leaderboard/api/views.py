@@ -164,8 +164,14 @@ class LeaderboardViewSet(viewsets.ViewSet):
                 else "mean over the selected languages each model declares (all when it declares none), as in "
                 "the paper; languages without results are left out, never zeros"
             ),
+            "ranking": "a rank compares models measured on the same languages (each row's ranked_over): models "
+            "declaring every selected language are ranked together; models declaring fewer, and re-runs of an "
+            "older engine version (older_engine), have null ranks; with common=on every current-engine model is "
+            "ranked over the languages all shown models declare",
             "intervals": "re-runs: the engine's joint bootstrap of the average; published Recall@k: Wilson 95% "
             "from the published value and the pool size, averages carrying the mean of those bounds",
+            # Each column's chance (or majority) baseline, a fraction like the values (null where undefined).
+            "chance_levels": context.get("chance_levels", {}),
             "rows": [dict(zip(table.headers, row, strict=True)) for row in table.rows],
         }
 

@@ -11,7 +11,7 @@ from django.utils.safestring import mark_safe
 
 from evaluation.engine.registry import METRICS, TASKS, TaskSpec
 from evaluation.languages import BY_CODE
-from leaderboard.tables import Cell, percent
+from leaderboard.tables import Cell, format_metric, percent
 
 register = template.Library()
 
@@ -173,3 +173,9 @@ def metric_header(name: str) -> str:
 def folder_name(path: str) -> str:
     """The last part of a folder path: what a reader needs, without the server's directories."""
     return str(path).rstrip("/").rsplit("/", 1)[-1]
+
+
+@register.simple_tag
+def format_value(metric: str, value: float | None) -> str:
+    """A stored value in its metric's scale, rounded once (leaderboard.tables.format_metric)."""
+    return format_metric(metric, value)

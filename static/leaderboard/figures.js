@@ -52,7 +52,23 @@
       config.displayModeBar = false;
     }
     Plotly.newPlot(element, figure.data, layout, config)
-      .then(function () { element.dataset.drawn = "true"; })
+      .then(function () {
+        element.dataset.drawn = "true";
+        // A heatmap cell whose customdata is "pair:<query>:<document>" opens the pair view of this page.
+        if (element.on) {
+          element.on("plotly_click", function (event) {
+            var point = event && event.points && event.points[0];
+            var parts = point && typeof point.customdata === "string" ? point.customdata.split(":") : [];
+            if (parts.length === 3 && parts[0] === "pair") {
+              var url = new URL(window.location.href);
+              url.searchParams.set("query_language", parts[1]);
+              url.searchParams.set("document_language", parts[2]);
+              url.hash = "pair-view";
+              window.location.href = url.toString();
+            }
+          });
+        }
+      })
       .catch(function (error) { fail(element, error && error.message ? error.message : String(error)); });
   }
   function drawAll() { document.querySelectorAll("[data-figure]").forEach(draw); }

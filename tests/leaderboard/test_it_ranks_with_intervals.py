@@ -1,57 +1,59 @@
-"""Rank intervals from confidence intervals (leaderboard.ranking), checked without a database."""
+"""Rank intervals from every model's rank in every bootstrap replicate (leaderboard.ranking), without a database."""
 
 from __future__ import annotations
 
-from leaderboard.ranking import Estimate, rank_intervals, rank_label
+import numpy as np
+
+from leaderboard.ranking import MIXED, PAIRED, UNPAIRED, Estimate, pairing, rank_intervals, rank_label
 
 
-def brute_force(estimates: list[Estimate]) -> list[tuple[int, int]]:
-    """The definition spelled out pairwise: who is surely better, who could be at least as good."""
+def ranks_by_hand(replicates: np.ndarray) -> list[tuple[int, int]]:
+    """The definition spelled out with loops: rank per replicate (ties: best and worst), then the 95% spread."""
+    models, count = replicates.shape
+    best = np.zeros((models, count), dtype=int)
+    worst = np.zeros((models, count), dtype=int)
+    for r in range(count):
+        for m in range(models):
+            best[m, r] = 1 + sum(replicates[o, r] > replicates[m, r] for o in range(models))
+            worst[m, r] = sum(replicates[o, r] >= replicates[m, r] for o in range(models))
     result = []
-    for me in estimates:
-        surely_better = 0
-        possibly_not_worse = 0
-        for other in estimates:
-            low = other.ci_low if other.ci_low is not None else other.value
-            high = other.ci_high if other.ci_high is not None else other.value
-            my_low = me.ci_low if me.ci_low is not None else me.value
-            my_high = me.ci_high if me.ci_high is not None else me.value
-            surely_better += low > my_high
-            possibly_not_worse += high >= my_low
-        result.append((1 + surely_better, possibly_not_worse))
+    for m in range(models):
+        low = sorted(best[m])[int(np.floor(0.025 * (count - 1)))]
+        high = sorted(worst[m])[int(np.ceil(0.975 * (count - 1)))]
+        result.append((int(low), int(high)))
     return result
 
 
-def test_it_gives_overlapping_models_a_shared_band():
-    estimates = [
-        Estimate(0.30, 0.28, 0.32),  # clearly first
-        Estimate(0.20, 0.17, 0.23),  # overlaps with the next one
-        Estimate(0.19, 0.16, 0.22),
-        Estimate(0.05, 0.04, 0.06),  # clearly last
-    ]
-    assert rank_intervals(estimates) == [(1, 1), (2, 3), (2, 3), (4, 4)]
-    assert [rank_label(interval) for interval in rank_intervals(estimates)] == ["1", "2–3", "2–3", "4"]
+def test_it_separates_a_paired_difference_that_overlapping_intervals_would_hide():
+    rng = np.random.default_rng(1)
+    shared = rng.normal(0.30, 0.02, size=1000)  # what both models share in each replicate (the items drawn)
+    a = shared + 0.004 + rng.normal(0, 0.001, size=1000)
+    b = shared
+    estimates = [Estimate(0.304, *np.percentile(a, [2.5, 97.5]), a), Estimate(0.300, *np.percentile(b, [2.5, 97.5]), b)]
+    # Their marginal 95% intervals overlap widely...
+    assert estimates[0].ci_low < estimates[1].ci_high
+    # ...but in (nearly) every replicate A is above B: the ranks are told apart.
+    assert rank_intervals(estimates) == [(1, 1), (2, 2)]
+    assert pairing(estimates) == PAIRED
 
 
-def test_it_matches_the_pairwise_definition_on_random_intervals():
-    import random
-
-    generator = random.Random(7)
-    for _ in range(200):
-        estimates = []
-        for _ in range(generator.randint(1, 9)):
-            value = generator.random()
-            width = generator.random() * 0.2
-            estimates.append(Estimate(value, value - width * generator.random(), value + width * generator.random()))
+def test_it_matches_the_definition_on_random_replicates():
+    rng = np.random.default_rng(7)
+    for _ in range(30):
+        models = int(rng.integers(1, 7))
+        replicates = rng.normal(rng.random((models, 1)), 0.05, size=(models, 200)).round(2)
+        estimates = [Estimate(float(row.mean()), samples=row) for row in replicates]
         intervals = rank_intervals(estimates)
-        assert intervals == brute_force(estimates)
+        assert intervals == ranks_by_hand(replicates)
         for best, worst in intervals:
-            assert 1 <= best <= worst <= len(estimates)
+            assert 1 <= best <= worst <= models
 
 
 def test_it_ranks_points_by_value_when_no_interval_is_known():
     estimates = [Estimate(0.1), Estimate(0.3), Estimate(0.2), Estimate(0.2)]
     assert rank_intervals(estimates) == [(4, 4), (1, 1), (2, 3), (2, 3)]
+    assert [rank_label(interval) for interval in rank_intervals(estimates)] == ["4", "1", "2–3", "2–3"]
+    assert rank_label(None) == "—"
 
 
 def test_it_puts_the_lowest_first_when_lower_is_better():
@@ -60,7 +62,12 @@ def test_it_puts_the_lowest_first_when_lower_is_better():
     assert rank_intervals(estimates, higher_is_better=False) == [(2, 2), (1, 1)]
 
 
-def test_it_mixes_points_and_intervals():
+def test_it_draws_published_scores_independently_and_says_so():
     # A published point inside a re-run's interval cannot be told apart from it.
-    estimates = [Estimate(0.25, 0.20, 0.30), Estimate(0.27)]
+    rerun = np.random.default_rng(3).normal(0.25, 0.025, size=1000)
+    estimates = [Estimate(0.25, 0.20, 0.30, rerun), Estimate(0.26, 0.21, 0.31)]
     assert rank_intervals(estimates) == [(1, 2), (1, 2)]
+    assert pairing(estimates) == MIXED
+    assert pairing([Estimate(0.26, 0.21, 0.31)]) == UNPAIRED
+    # Far apart, independent draws still separate them.
+    assert rank_intervals([Estimate(0.5, 0.48, 0.52), Estimate(0.2, 0.18, 0.22)]) == [(1, 1), (2, 2)]

@@ -22,8 +22,11 @@ def visit(page, live_server, path: str, name: str, **expected) -> dict:
 
 def test_it_opens_every_page_and_draws_the_figures(page, live_server, published, validation_with_bins):
     visit(page, live_server, "/", "leaderboard-overview", **{"figure-overall": 1})
-    assert page.locator("#overview-table tbody tr").count() == 8
-    assert page.locator("#overview-table tbody tr").first.locator("td.model").inner_text() == "E5-Large-Instruct"
+    # Eight models in two blocks, each under its heading row (ranked, then declaring fewer languages).
+    assert page.locator("#overview-table tbody tr[data-run]").count() == 8
+    assert page.locator("#overview-table tbody tr.block-head").count() == 2
+    first = page.locator("#overview-table tbody tr[data-run]").first
+    assert first.locator("td.model").inner_text() == "E5-Large-Instruct"
     for task in ("t1", "t2", "t3", "t3x"):
         visit(page, live_server, f"/tasks/{task}/", f"leaderboard-task-{task}", **{"figure-languages": 8})
         assert page.locator("table.task-table").count() == 3
