@@ -73,6 +73,14 @@ class DatasetQuerySet(models.QuerySet):
         """The newest evaluable version that is not the demo sample, else the newest demo."""
         return self.evaluable().order_by("is_demo", "-created_at", "-pk").first()
 
+    def where_found(self, search: str, *, excluding: Dataset | None = None) -> DatasetQuerySet:
+        """Versions with a finished run whose model matches `search`, each with `matches` counted, newest first."""
+        runs = Run.objects.finished().matching(search)
+        found = self.annotate(matches=Count("runs", filter=Q(runs__in=runs))).filter(matches__gt=0)
+        if excluding is not None:
+            found = found.exclude(pk=excluding.pk)
+        return found.order_by("is_demo", "-created_at", "-pk")
+
 
 class Dataset(models.Model):
     """One version of a benchmark dataset with its card. Items are immutable once imported."""
@@ -155,6 +163,22 @@ class Dataset(models.Model):
 
     def languages(self) -> models.QuerySet[Language]:
         return Language.objects.filter(items__dataset=self).distinct()
+
+    def model_count(self) -> int:
+        """How many models have a finished run on this version: who a new submission is ranked against."""
+        return self.runs.filter(status=Run.Status.DONE).values("model").distinct().count()
+
+    @property
+    def is_evaluable(self) -> bool:
+        """Whether its items are here, so that models can be run on it."""
+        return self.items.exists()
+
+    def reruns_elsewhere(self) -> Dataset | None:
+        """Where submissions and re-runs go when this version's items are not here (None when they are)."""
+        if self.is_evaluable:
+            return None
+        target = type(self).objects.default_for_submissions()
+        return target if target is not None and target.pk != self.pk else None
 
     def item_counts_by_language(self) -> dict[str, int]:
         rows = self.items.values("language_id").annotate(n=Count("id")).order_by("language_id")
@@ -268,6 +292,13 @@ class RunQuerySet(models.QuerySet):
 
     def finished(self) -> RunQuerySet:
         return self.filter(status=Run.Status.DONE)
+
+    def matching(self, search: str) -> RunQuerySet:
+        """Runs whose model's name or display name contains every word of `search` (any case)."""
+        queryset = self
+        for word in search.split():
+            queryset = queryset.filter(Q(model__name__icontains=word) | Q(model__display_name__icontains=word))
+        return queryset
 
     def published(self) -> RunQuerySet:
         return self.filter(origin=Run.Origin.PUBLISHED)

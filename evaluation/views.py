@@ -16,12 +16,14 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from evaluation.api.serializers import RunStatusSerializer
+from evaluation.engine.registry import TASKS
 from evaluation.forms import SubmissionForm
 from evaluation.models import Dataset, Run
 from evaluation.outbox import BrokerUnavailable
 from evaluation.ratelimits import check_submission_rate
 from evaluation.redaction import public_log
 from evaluation.submissions import SubmissionRefused, submissions_left, submit
+from leaderboard.standing import run_standing
 
 QUEUE_DOWN_MESSAGE = (
     "Run {pk} is recorded, but the job queue cannot be reached right now. It will start on its own when the "
@@ -61,6 +63,18 @@ def _login_to_submit(view: Callable[..., HttpResponse]) -> Callable[..., HttpRes
     return wrapper
 
 
+def _submit_context(request: HttpRequest, form: SubmissionForm, refusal: SubmissionRefused | None) -> dict:
+    return {
+        "form": form,
+        "refusal": refusal,
+        "limits": _limits(request.user),
+        "versions": Dataset.objects.for_submit_page(),
+        # The version a submission runs on unless staff choose another, and who it is ranked against there.
+        "target": Dataset.objects.default_for_submissions(),
+        "tasks": [spec.short_title for spec in TASKS.values()],
+    }
+
+
 @_login_to_submit
 def submit_model(request: HttpRequest) -> HttpResponse:
     form = SubmissionForm(request.POST or None, user=request.user)
@@ -85,24 +99,13 @@ def submit_model(request: HttpRequest) -> HttpResponse:
             run = pending.args[0]
             form.add_error(None, QUEUE_DOWN_MESSAGE.format(pk=run.pk))
             refusal = SubmissionRefused(QUEUE_DOWN_MESSAGE, code="queue_unavailable", field=None, run=run)
-            context = {
-                "form": form,
-                "refusal": refusal,
-                "limits": _limits(request.user),
-                "versions": Dataset.objects.for_submit_page(),
-            }
-            response = render(request, "evaluation/submit.html", context, status=503)
+            response = render(request, "evaluation/submit.html", _submit_context(request, form, refusal), status=503)
             response["Retry-After"] = "60"
             return response
         else:
             messages.success(request, f"Submitted. Run {run.pk} is queued; this page follows it live.")
             return redirect(run)
-    context = {
-        "form": form,
-        "refusal": refusal,
-        "limits": _limits(request.user),
-        "versions": Dataset.objects.for_submit_page(),
-    }
+    context = _submit_context(request, form, refusal)
     status = 429 if refusal is not None and refusal.code in ("rate_limited", "quota") else 200
     return render(request, "evaluation/submit.html", context, status=status)
 
@@ -121,6 +124,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
         "attempt_history": run.attempt_history,
         "can_cancel": run.can_be_cancelled_by(request.user),
         "can_requeue": run.can_be_requeued_by(request.user),
+        "standing": run_standing(run),
     }
     return render(request, "evaluation/run_detail.html", context)
 

@@ -174,6 +174,13 @@ class Selection:
     def run_ids(self) -> list[int]:
         return [run.pk for run in self.runs]
 
+    def found_elsewhere(self) -> list[Dataset]:
+        """When a search matches no run on this version: the versions where it does, newest first."""
+        search = (self.form.cleaned_data.get("q") or "").strip()  # type: ignore[attr-defined]
+        if not search or self.runs:
+            return []
+        return list(Dataset.objects.where_found(search, excluding=self.dataset))
+
     @property
     def language_names(self) -> str:
         if self.languages and self.languages == [code for code in self.available if code != "eng"]:
@@ -253,6 +260,7 @@ def _filters_context(selection: Selection, page_params: tuple[str, ...] = ()) ->
         "extra_hidden": _params(selection.query, page_params),
         "hidden_for_choice": filters + _params(selection.query, ("sort",)),
         "open_filters": bool(selection.errors),
+        "found_elsewhere": selection.found_elsewhere(),
     }
 
 
