@@ -89,7 +89,7 @@ def test_the_live_run_page_says_where_a_finished_run_stands(boards):
 
 
 def test_a_search_on_the_default_board_says_where_the_model_is(client, boards):
-    full, sample, _ = boards
+    _, sample, _ = boards
     page = client.get("/?q=minilm").content.decode()
     assert "No run matches on this version; “minilm” is on" in page
     found = re.search(r'class="card found-elsewhere"[^>]*>.*?<a href="([^"]+)">([^<]+)</a>', page, re.S)
@@ -106,15 +106,16 @@ def test_a_search_that_matches_nowhere_says_nothing_more(client, boards):
 
 
 def test_the_default_board_says_where_re_runs_are_when_its_items_are_not_here(client, boards):
-    full, sample, _ = boards
-    page = client.get("/").content.decode()
-    assert "The items of this version are not on this server" in page
-    assert f'<a href="?dataset={sample.pk}">nirdesha-validation 1.0</a> (3 models there so far)' in page
-    assert "The items of this version are not on this server" not in client.get(f"/?dataset={sample.pk}").content.decode()
-
-
-def test_the_submit_page_names_the_version_and_who_is_on_it(boards):
     _, sample, _ = boards
+    note = "The items of this version are not on this server"
+    page = client.get("/").content.decode()
+    assert note in page
+    assert f'<a href="?dataset={sample.pk}">nirdesha-validation 1.0</a> (3 models there so far)' in page
+    assert note not in client.get(f"/?dataset={sample.pk}").content.decode()
+
+
+@pytest.mark.usefixtures("boards")
+def test_the_submit_page_names_the_version_and_who_is_on_it():
     client = Client()
     client.force_login(make_researcher())
     page = client.get(reverse("evaluation:submit")).content.decode()
