@@ -109,12 +109,13 @@ def ordered_cells(row, columns) -> list[Cell]:
 
 @register.filter
 def params(count: int | None) -> str:
-    """A parameter count in millions or billions: 560000000 -> '560M'."""
+    """A parameter count with three significant figures: 22713728 -> '22.7M', 560000000 -> '560M', 1.1B, 412K."""
     if not count:
         return ""
-    if count >= 1_000_000_000:
-        return f"{count / 1_000_000_000:.1f}B"
-    return f"{round(count / 1_000_000)}M"
+    for size, unit in ((1_000_000_000, "B"), (1_000_000, "M"), (1_000, "K")):
+        if count >= size:
+            return f"{count / size:.3g}{unit}"
+    return str(count)
 
 
 @register.filter

@@ -221,7 +221,7 @@ def test_it_shows_model_facts_for_the_papers_models_and_a_submitted_local_model(
     minilm = next(row for name, row in rows.items() if name.startswith("MiniLM (local)"))
     # all-MiniLM-L6-v2: 384-dimensional, 256 tokens (sentence-transformers' max_seq_length), 22.7M parameters.
     facts = (minilm["dimension"], minilm["max_tokens"], minilm["params"], minilm["memory"])
-    assert facts == ("384", "256", "23M", "0.045")
+    assert facts == ("384", "256", "22.7M", "0.045")
     page = client.get(reverse("leaderboard:overview")).content.decode()
     # The declared languages are told in the Languages column's tooltip (one column, not two).
     declared = re.findall(r'<tr data-run="(\d+)">.*?class="coverage-label[^"]*" title="([^"]*)"', page, re.S)
