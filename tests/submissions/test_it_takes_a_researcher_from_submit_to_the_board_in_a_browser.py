@@ -1,4 +1,4 @@
-"""In headless Chromium with a real worker: sign up, get a token, submit through the API, find the model on the board."""
+"""Headless Chromium with a real worker: sign up, get a token, submit through the API, find the model on the board."""
 
 from __future__ import annotations
 
