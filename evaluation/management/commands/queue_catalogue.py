@@ -123,7 +123,8 @@ class Command(BaseCommand):
         counts = {"queued": 0, "skipped": 0, "refused": 0}
         for number, name in enumerate(names, start=1):
             parameters = known_parameters(name)
-            estimate = "no GPU (lexical)" if parameters == 0 else f"GPU {duration(gpu_seconds(texts, parameters, rate))}"
+            seconds = gpu_seconds(texts, parameters, rate)
+            estimate = "no GPU (lexical)" if parameters == 0 else f"GPU {duration(seconds)}"
             prefix = f"[{number}/{len(names)}] {name}"
             if dry_run:
                 existing = self.existing_run(name, dataset)
@@ -149,9 +150,7 @@ class Command(BaseCommand):
                 counts["queued"] += 1
                 self.stdout.write(f"{prefix}: queued as run {run.pk} · {estimate}")
         verb = "would be queued" if dry_run else "queued"
-        self.stdout.write(
-            f"{counts['queued']} {verb}, {counts['skipped']} already there, {counts['refused']} refused."
-        )
+        self.stdout.write(f"{counts['queued']} {verb}, {counts['skipped']} already there, {counts['refused']} refused.")
 
     @staticmethod
     def existing_run(name: str, dataset: Dataset) -> Run | None:
