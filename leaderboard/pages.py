@@ -738,6 +738,8 @@ def crosslingual_page(params: QueryDict) -> Page:
         "runs": runs,
         "diagonal_task": diagonal_task,
         "heatmap": heat,
+        # The same matrix as a list per query language, which a phone shows instead of the heatmap.
+        "matrix_rows": [(names[i], list(zip(names, row, strict=True))) for i, row in enumerate(matrix or [])],
         "asymmetry": asym_figure,
         "same_script": same_script,
         "cross_script": cross_script,
