@@ -505,6 +505,10 @@ def task_page(params: QueryDict, task: str) -> Page:
         "tables": tables,
         "figure": figure,
         "infos": infos,
+        # Every model shown lacks this task on this version: one sentence says so instead of empty tables.
+        "no_values": bool(first.rows) and all(mean.missing for _, _, mean in first.rows),
+        "published_only": bool(infos) and all(info.is_published for info in infos),
+        "task_short": spec.short_title,
     }
     return Page(spec.title, context, {task: ExportTable(headers, rows)})
 
