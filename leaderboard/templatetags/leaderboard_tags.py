@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
 from django import template
 from django.http import QueryDict
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
 
@@ -174,3 +177,21 @@ def metric_header(name: str) -> str:
 def folder_name(path: str) -> str:
     """The last part of a folder path: what a reader needs, without the server's directories."""
     return str(path).rstrip("/").rsplit("/", 1)[-1]
+
+
+# The site's one way of writing a moment: "23 Nov 2026, 08:16 UTC", machine-readable in <time datetime>.
+MOMENT_FORMAT = "%d %b %Y, %H:%M UTC"
+
+
+@register.filter
+def moment(value: datetime | str | None, local: str = "") -> str:
+    """A <time> element in the site's one format; `moment:"local"` lets local-time.js show the reader's own zone."""
+    when = parse_datetime(value) if isinstance(value, str) else value
+    if when is None:
+        return ""
+    if timezone.is_naive(when):
+        when = timezone.make_aware(when, UTC)
+    utc = when.astimezone(UTC)
+    text = utc.strftime(MOMENT_FORMAT).lstrip("0")
+    marker = ' data-local=""' if local == "local" else ""
+    return format_html('<time datetime="{}"{}>{}</time>', utc.isoformat(), mark_safe(marker), text)
