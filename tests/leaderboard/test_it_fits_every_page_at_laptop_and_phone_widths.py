@@ -185,3 +185,28 @@ def test_the_overview_keeps_model_and_overall_in_view_on_a_phone(browser, live_s
         save_screenshot(page, "overview-phone-scrolled", full_page=False)
     finally:
         context.close()
+
+
+def test_a_chart_of_many_bars_starts_with_the_top_three_models_on_a_phone(browser, live_server, site):
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=1)
+    page = context.new_page()
+    visible = """() => document.querySelector('[data-figure="figure-languages"]').data
+        .filter(trace => trace.visible !== 'legendonly').length"""
+    try:
+        page.goto(live_server.url + "/tasks/t2/")
+        assert_figures_drawn(page, expected_traces={"figure-languages": 8})
+        assert page.evaluate(visible) == 3
+        button = page.get_by_role("button", name="Show all 8 models")
+        button.click()
+        page.wait_for_function(visible.replace("() =>", "() => 8 ===", 1))
+        assert not button.count()
+    finally:
+        context.close()
+    laptop = browser.new_context(viewport=LAPTOP)
+    page = laptop.new_page()
+    try:
+        page.goto(live_server.url + "/tasks/t2/")
+        assert_figures_drawn(page)
+        assert page.evaluate(visible) == 8 and not page.get_by_role("button", name="Show all 8 models").count()
+    finally:
+        laptop.close()
