@@ -75,7 +75,7 @@ class DatasetQuerySet(models.QuerySet):
 
     def where_found(self, search: str, *, excluding: Dataset | None = None) -> DatasetQuerySet:
         """Versions with a finished run whose model matches `search`, each with `matches` counted, newest first."""
-        runs = Run.objects.finished().matching(search)
+        runs = Run.objects.on_board().matching(search)
         found = self.annotate(matches=Count("runs", filter=Q(runs__in=runs))).filter(matches__gt=0)
         if excluding is not None:
             found = found.exclude(pk=excluding.pk)
@@ -166,7 +166,7 @@ class Dataset(models.Model):
 
     def model_count(self) -> int:
         """How many models have a finished run on this version: who a new submission is ranked against."""
-        return self.runs.filter(status=Run.Status.DONE).values("model").distinct().count()
+        return Run.objects.on_board().filter(dataset=self).values("model").distinct().count()
 
     @property
     def is_evaluable(self) -> bool:
@@ -288,7 +288,11 @@ class RunQuerySet(models.QuerySet):
 
         Runs on other versions (the 150-item validation subset, the demo) are never mixed in, since
         scores depend on the pool size."""
-        return self.finished().filter(dataset=dataset).select_related("model", "dataset").order_by("pk")
+        return self.on_board().filter(dataset=dataset).select_related("model", "dataset").order_by("pk")
+
+    def on_board(self) -> RunQuerySet:
+        """Finished runs that the leaderboard ranks: those their submitters have not withdrawn."""
+        return self.finished().filter(withdrawn_at__isnull=True)
 
     def finished(self) -> RunQuerySet:
         return self.filter(status=Run.Status.DONE)
@@ -489,6 +493,9 @@ class Run(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
     )
     note = models.TextField(blank=True)
+    withdrawn_at = models.DateTimeField(
+        null=True, blank=True, help_text="When its submitter took it off the leaderboard; staff may restore it."
+    )
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -563,6 +570,33 @@ class Run(models.Model):
 
     def can_be_requeued_by(self, user) -> bool:
         return user.is_authenticated and user.is_staff and self.status in (self.Status.FAILED, self.Status.CANCELLED)
+
+    def can_be_withdrawn_by(self, user) -> bool:
+        """A finished submission on the board: its submitter (or staff) may take it off."""
+        mine = user.is_authenticated and (user.is_staff or user.pk == self.submitted_by_id)
+        return mine and self.status == self.Status.DONE and self.withdrawn_at is None and not self.is_published
+
+    def can_be_restored_by(self, user) -> bool:
+        return user.is_authenticated and user.is_staff and self.withdrawn_at is not None
+
+    def withdraw(self) -> bool:
+        """Take the finished run off the board (its page and files stay); False when it already was."""
+        now = timezone.now()
+        changed = Run.objects.filter(pk=self.pk, status=self.Status.DONE, withdrawn_at__isnull=True).update(
+            withdrawn_at=now
+        )
+        if changed:
+            self.withdrawn_at = now
+            announce_results_changed(Run, run=self)
+        return bool(changed)
+
+    def restore(self) -> bool:
+        """Put a withdrawn run back on the board (staff); False when it was not withdrawn."""
+        changed = Run.objects.filter(pk=self.pk, withdrawn_at__isnull=False).update(withdrawn_at=None)
+        if changed:
+            self.withdrawn_at = None
+            announce_results_changed(Run, run=self)
+        return bool(changed)
 
     # Transitions made by people. Each locks the row, so it never interleaves with a worker's write.
 

@@ -124,7 +124,9 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
         "attempt_history": run.attempt_history,
         "can_cancel": run.can_be_cancelled_by(request.user),
         "can_requeue": run.can_be_requeued_by(request.user),
-        "standing": run_standing(run),
+        "can_withdraw": run.can_be_withdrawn_by(request.user),
+        "can_restore": run.can_be_restored_by(request.user),
+        "standing": run_standing(run) if run.withdrawn_at is None else None,
     }
     return render(request, "evaluation/run_detail.html", context)
 
@@ -173,4 +175,30 @@ def requeue_run(request: HttpRequest, run_id: int) -> HttpResponse:
             messages.success(request, "The run is back in the queue.")
         else:
             messages.error(request, "Only failed or cancelled runs can be re-queued.")
+    return redirect(run)
+
+
+@login_required
+@require_POST
+def withdraw_run(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = _get_run_for_manager(request, run_id)
+    if not run.can_be_withdrawn_by(request.user):
+        messages.error(request, "Only a finished run on the board can be withdrawn.")
+    elif run.withdraw():
+        messages.success(request, "The run is off the leaderboard; its page and files stay. Staff can restore it.")
+    else:
+        messages.error(request, "The run was already withdrawn.")
+    return redirect(run)
+
+
+@login_required
+@require_POST
+def restore_run(request: HttpRequest, run_id: int) -> HttpResponse:
+    if not request.user.is_staff:
+        raise PermissionDenied("Only staff can restore a withdrawn run.")
+    run = _get_run_for_manager(request, run_id)
+    if run.restore():
+        messages.success(request, "The run is back on the leaderboard.")
+    else:
+        messages.error(request, "The run was not withdrawn.")
     return redirect(run)
