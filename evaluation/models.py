@@ -17,7 +17,7 @@ from django.utils import timezone
 from evaluation.engine import ENGINE_VERSION
 from evaluation.engine.errors import DuplicateRunError
 from evaluation.engine.registry import TASKS, is_cross_lingual
-from evaluation.signals import announce_results_changed
+from evaluation.signals import announce_results_changed, announce_run_over
 
 
 class Language(models.Model):
@@ -493,6 +493,7 @@ class Run(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
     )
     note = models.TextField(blank=True)
+    notify_by_email = models.BooleanField(default=False, help_text="E-mail the submitter when the run ends.")
     withdrawn_at = models.DateTimeField(
         null=True, blank=True, help_text="When its submitter took it off the leaderboard; staff may restore it."
     )
@@ -724,11 +725,13 @@ class Run(models.Model):
         )
         if finished:
             announce_results_changed(Run, run=self)
+            if self.notify_by_email:
+                announce_run_over(Run, self.pk)
         return finished
 
     def fail_as(self, token: str, category: str, message: str, **fields) -> bool:
         now = timezone.now()
-        return self.write_as(
+        failed = self.write_as(
             token,
             status=self.Status.FAILED,
             failure_category=category,
@@ -737,6 +740,9 @@ class Run(models.Model):
             stage_timestamps=self.stamped(self.Status.FAILED, now),
             **fields,
         )
+        if failed and self.notify_by_email:
+            announce_run_over(Run, self.pk)
+        return failed
 
 
 def task_choices() -> list[tuple[str, str]]:

@@ -61,6 +61,8 @@ class Submission:
     # Queued by an operator from the catalogue (manage.py queue_catalogue), not a person's own
     # submission: the daily quota, which protects the workers from one person, does not apply.
     from_catalogue: bool = False
+    # The submitter asked for an e-mail when the run ends (DONE, or FAILED with the reason).
+    notify_by_email: bool = False
 
 
 def quota_window_start(now: datetime | None = None) -> datetime:
@@ -200,6 +202,7 @@ def submit(user, submission: Submission) -> Run:
                 engine_version=engine_version,
                 submitted_by=user,
                 note=submission.note,
+                notify_by_email=submission.notify_by_email,
                 created_at=now,
                 stage_timestamps={Run.Status.QUEUED: now.isoformat()},
                 details={"submission": {**check.summary(), "display_name": submission.display_name}},

@@ -289,6 +289,8 @@ LOGIN_REDIRECT_URL = "/"
 LOGIN_URL = "account_login"
 EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "leaderboard@nirdesha.local")
+# The site's address as people reach it, for links in e-mails (no request to build them from).
+SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
 
 # Human validation: an item handed to an annotator returns to the pool when they have not rated it
 # within this many seconds, so abandoned items never block a campaign.
