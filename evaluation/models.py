@@ -269,6 +269,15 @@ class EmbeddingModel(models.Model):
     def label(self) -> str:
         return self.display_name or self.name.rsplit("/", 1)[-1]
 
+    def runs_on_board(self) -> models.QuerySet[Run]:
+        """The model's ranked runs, one or more per version, newest version first: which revision stands where."""
+        return (
+            Run.objects.on_board()
+            .filter(model=self)
+            .select_related("dataset")
+            .order_by("dataset__is_demo", "-dataset__created_at", "-finished_at", "-pk")
+        )
+
     def fill_blanks(self, **values) -> None:
         """Complete the description from a later submission without overwriting what is there."""
         missing = [name for name, value in values.items() if value not in (None, "") and not getattr(self, name)]

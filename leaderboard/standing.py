@@ -34,6 +34,8 @@ class Standing:
     dataset: Dataset
     places: list[Place]
     version_query: str
+    # Every ranked run of the same model, on this and other versions: the revision that stands for it on each.
+    revisions: list[Run]
 
     @property
     def overall(self) -> Place | None:
@@ -76,4 +78,5 @@ def run_standing(run: Run) -> Standing | None:
             else overview_url
         )
         places.append(Place(column.label, rank_label(interval), len(present), url))
-    return Standing(dataset=run.dataset, places=places, version_query=query)
+    revisions = list(run.model.runs_on_board())
+    return Standing(dataset=run.dataset, places=places, version_query=query, revisions=revisions)

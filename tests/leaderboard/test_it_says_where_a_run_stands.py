@@ -39,7 +39,7 @@ def boards():
 
 
 def links(page: str, css_class: str) -> list[tuple[str, str]]:
-    section = page.split(f'class="{css_class}"', 1)[1].split("</section>", 1)[0]
+    section = page.split(f'class="{css_class}"', 1)[1].split("</ul>", 1)[0]
     return [(href.replace("&amp;", "&"), text) for href, text in re.findall(r'<a href="([^"]+)">([^<]+)</a>', section)]
 
 
@@ -122,3 +122,16 @@ def test_the_submit_page_names_the_version_and_who_is_on_it():
     assert "Your model will run on <strong>nirdesha-validation 1.0</strong>" in page
     assert "<strong>3 models</strong> are ranked so far" in page
     assert "newest version whose items are on this server" in page
+
+
+def test_it_says_which_revision_stands_for_the_model_on_each_version(client, boards):
+    full, _, runs = boards
+    published = make_run(full, "org/minilm", display_name="Minilm", origin=Run.Origin.PUBLISHED)
+    page = client.get(reverse("leaderboard:run_detail", args=[runs["minilm"].pk])).content.decode()
+    section = page.split('class="standing-revisions"', 1)[1].split("</ul>", 1)[0]
+    lines = re.findall(r"<li>(.*?)</li>", section, re.S)
+    assert len(lines) == 2
+    assert lines[0].startswith(f'nirdesha-validation 1.0: <a href="/results/{runs["minilm"].pk}/">')
+    assert runs["minilm"].resolved_commit[:12] in lines[0] and "(this run)" in lines[0]
+    assert lines[1].startswith(f'nirdesha 1.0: <a href="/results/{published.pk}/">')
+    assert "published result (no revision recorded)" in lines[1]
