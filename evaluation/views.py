@@ -23,7 +23,7 @@ from evaluation.outbox import BrokerUnavailable
 from evaluation.ratelimits import check_submission_rate
 from evaluation.redaction import public_log
 from evaluation.submissions import SubmissionRefused, submissions_left, submit
-from leaderboard.standing import run_standing
+from leaderboard.standing import cached_run_standing
 
 QUEUE_DOWN_MESSAGE = (
     "Run {pk} is recorded, but the job queue cannot be reached right now. It will start on its own when the "
@@ -126,7 +126,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
         "can_requeue": run.can_be_requeued_by(request.user),
         "can_withdraw": run.can_be_withdrawn_by(request.user),
         "can_restore": run.can_be_restored_by(request.user),
-        "standing": run_standing(run) if run.withdrawn_at is None else None,
+        "standing": cached_run_standing(run) if run.withdrawn_at is None else None,
     }
     return render(request, "evaluation/run_detail.html", context)
 

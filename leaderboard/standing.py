@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.conf import settings
+from django.core.cache import cache
 from django.http import QueryDict
 from django.urls import reverse
 
 from evaluation.engine.registry import TASKS
 from evaluation.models import Dataset, Run
+from leaderboard.cache import generation_key
 from leaderboard.pages import overview_page
 from leaderboard.ranking import rank_intervals, rank_label
 
@@ -80,3 +83,15 @@ def run_standing(run: Run) -> Standing | None:
         places.append(Place(column.label, rank_label(interval), len(present), url))
     revisions = list(run.model.runs_on_board())
     return Standing(dataset=run.dataset, places=places, version_query=query, revisions=revisions)
+
+
+def cached_run_standing(run: Run) -> Standing | None:
+    """run_standing, kept until the results change (the live run page is not cached as a whole)."""
+    if run.status != Run.Status.DONE:
+        return None
+    key = generation_key("standing", run.pk)
+    standing = cache.get(key)
+    if standing is None:
+        standing = run_standing(run)
+        cache.set(key, standing, settings.PUBLIC_PAGE_CACHE_SECONDS)
+    return standing
