@@ -27,7 +27,8 @@ class NativeLanguagesForm(forms.Form):
 
 
 class RatingForm(forms.Form):
-    campaign_item = forms.IntegerField(widget=forms.HiddenInput)
+    # A row id: bounded like the column, so that a forged huge number is a form error, not a database overflow.
+    campaign_item = forms.IntegerField(widget=forms.HiddenInput, min_value=1, max_value=2**63 - 1)
     judgement = forms.ChoiceField(
         choices=Judgement.choices,
         widget=forms.RadioSelect,
@@ -46,9 +47,13 @@ class CampaignForm(forms.Form):
     )
     language = forms.ModelChoiceField(queryset=target_languages())
     ratings_per_item = forms.IntegerField(min_value=1, max_value=10, initial=2)
-    sample_size = forms.IntegerField(min_value=1, initial=150)
+    # Bounded by the columns they are stored in (a larger number would overflow the database).
+    sample_size = forms.IntegerField(min_value=1, max_value=2**31 - 1, initial=150)
     seed = forms.IntegerField(
-        required=False, min_value=0, help_text="Leave empty for a random seed (it is stored with the campaign)."
+        required=False,
+        min_value=0,
+        max_value=2**63 - 1,
+        help_text="Leave empty for a random seed (it is stored with the campaign).",
     )
 
     def __init__(self, *args, **kwargs):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 
 # In a URL parameter no control character has a use; in a form field, tab and line breaks do.
 _QUERY_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -43,10 +43,11 @@ class RefuseControlCharactersMiddleware:
         ):
             where = _offending(request.POST, _FORM_CONTROL)
         if where:
-            return HttpResponseBadRequest(
-                f"The request contains a NUL or another control character (in {where}); remove it and try again.",
-                content_type="text/plain; charset=utf-8",
-            )
+            message = f"The request contains a NUL or another control character (in {where}); remove it and try again."
+            # The API answers in JSON, as its schema says; pages answer in plain text.
+            if request.path.startswith("/api/"):
+                return JsonResponse({"detail": message}, status=400)
+            return HttpResponseBadRequest(message, content_type="text/plain; charset=utf-8")
         return self.get_response(request)
 
 

@@ -22,3 +22,7 @@ urlpatterns = [
     path("api/docs/redoc/bundles/redoc.standalone.js", redoc_bundle, name="api-docs-bundle"),
     path("healthz", healthz, name="healthz"),
 ]
+
+handler404 = "config.views.page_not_found"
+handler403 = "config.views.permission_denied"
+handler500 = "config.views.server_error"

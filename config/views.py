@@ -3,6 +3,7 @@ from pathlib import Path
 
 from django.contrib.staticfiles import finders
 from django.http import HttpResponse, JsonResponse
+from django.views import defaults
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 from drf_spectacular.views import SpectacularRedocView
@@ -39,6 +40,30 @@ def api_docs(request):
         "script-src 'self' 'unsafe-inline' blob:; worker-src 'self' blob:; font-src 'self' data:"
     )
     return response
+
+
+# Error answers: the API's in JSON (as its schema says), the pages' in the site's frame
+# (templates/404.html, 403.html, and 500.html, which is static so that it cannot fail itself).
+def _wants_json(request) -> bool:
+    return request.path.startswith("/api/")
+
+
+def page_not_found(request, exception=None):
+    if _wants_json(request):
+        return JsonResponse({"detail": "Not found."}, status=404)
+    return defaults.page_not_found(request, exception)
+
+
+def permission_denied(request, exception=None):
+    if _wants_json(request):
+        return JsonResponse({"detail": "You do not have permission to do this."}, status=403)
+    return defaults.permission_denied(request, exception)
+
+
+def server_error(request):
+    if _wants_json(request):
+        return JsonResponse({"detail": "Server error; it has been logged. Please try again later."}, status=500)
+    return defaults.server_error(request)
 
 
 # Redoc's sidebar credit loads a logo from Redocly's CDN, which the site's CSP refuses (a console error

@@ -76,6 +76,13 @@ class RunAdmin(admin.ModelAdmin):
     list_filter = ["status", "origin", "dataset"]
     list_select_related = ["model", "dataset"]
     raw_id_fields = ["submitted_by"]
+    actions = ["accept_submitter_claims"]
+
+    @admin.action(description="Accept the submitters' claims about their models (languages, training, names)")
+    def accept_submitter_claims(self, request, queryset) -> None:
+        changed = {run.pk: run.accept_claims() for run in queryset.select_related("model")}
+        accepted = [pk for pk, fields in changed.items() if fields]
+        self.message_user(request, f"Claims written on the model of {len(accepted)} of {len(changed)} runs.")
 
 
 @admin.register(Score)

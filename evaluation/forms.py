@@ -36,7 +36,12 @@ class SubmissionForm(forms.Form):
     )
     license = forms.CharField(label="Licence", max_length=100, required=False, help_text="Empty: read from the card.")
     parameter_count = forms.IntegerField(
-        label="Parameters", required=False, min_value=1, help_text="Empty: counted from the weights."
+        label="Parameters",
+        required=False,
+        min_value=1,
+        # The column is a 64-bit integer; a larger number would overflow the database.
+        max_value=2**63 - 1,
+        help_text="Empty: counted from the weights.",
     )
     declared_languages = forms.MultipleChoiceField(
         label="Supported languages",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from pathlib import PurePosixPath
 
 from celery import current_app
 from django.conf import settings
@@ -196,6 +197,11 @@ class Dataset(models.Model):
         return samples
 
     @property
+    def public_source(self) -> str:
+        """Where the import read the data from, by its last part only: the server's folders are not public."""
+        return PurePosixPath(self.source.rstrip("/")).name if self.source else ""
+
+    @property
     def version_label(self) -> str:
         """The version as the version menus name it: 'nirdesha 1.0 · pool 50,000 per language'."""
         pool = self.pool_size
@@ -269,6 +275,13 @@ class EmbeddingModel(models.Model):
     def label(self) -> str:
         return self.display_name or self.name.rsplit("/", 1)[-1]
 
+    @property
+    def public_name(self) -> str:
+        """The name everyone but staff reads: a local folder by its folder name, never the server's path."""
+        from evaluation.public import public_model_name
+
+        return public_model_name(self.name, self.is_local)
+
     def runs_on_board(self) -> models.QuerySet[Run]:
         """The model's ranked runs, one or more per version, newest version first: which revision stands where."""
         return (
@@ -279,8 +292,13 @@ class EmbeddingModel(models.Model):
         )
 
     def fill_blanks(self, **values) -> None:
-        """Complete the description from a later submission without overwriting what is there."""
-        missing = [name for name, value in values.items() if value not in (None, "") and not getattr(self, name)]
+        """Complete the description from a later submission without overwriting what is there.
+
+        Blank means unknown (None, "" or no declared languages); False and 0 are answers, so a
+        "not trained on Nirdesha" on the row is never replaced, and an empty value never writes.
+        """
+        blank: tuple = (None, "", [])
+        missing = [name for name, value in values.items() if value not in blank and getattr(self, name) in blank]
         for name in missing:
             setattr(self, name, values[name])
         if missing:
@@ -564,6 +582,49 @@ class Run(models.Model):
     @property
     def attempt_history(self) -> list[dict]:
         return list((self.details or {}).get("attempts", []))
+
+    @property
+    def public_manifest(self) -> dict:
+        """The manifest as the public reads it (evaluation/public.py): no server path, host or process id."""
+        from evaluation.public import public_manifest
+
+        return public_manifest(self.manifest, model_name=self.model.name, is_local=self.model.is_local)
+
+    @property
+    def public_details(self) -> dict:
+        """The engine's results in run.details, without worker attempts, submissions or server paths."""
+        from evaluation.public import public_details
+
+        return public_details(self.details)
+
+    @property
+    def submitted_claims(self) -> dict:
+        """What the submitter said about the model (evaluation.submissions.submitter_claims); {} for none."""
+        claims = ((self.details or {}).get("submission") or {}).get("claims")
+        return dict(claims) if isinstance(claims, dict) else {}
+
+    def accept_claims(self) -> list[str]:
+        """Staff accept the submitter's claims: they are written on the shared model row.
+
+        Returns the names of the fields that changed; the public pages are refreshed when any did.
+        """
+        from evaluation.signals import announce_results_changed
+
+        claims = self.submitted_claims
+        model = self.model
+        changed = []
+        for name in ("display_name", "license", "parameter_count", "declared_languages"):
+            value = claims.get(name)
+            if value not in (None, "", []) and getattr(model, name) != value:
+                setattr(model, name, value)
+                changed.append(name)
+        if claims.get("trained_on_nirdesha") is True and model.trained_on_nirdesha is not True:
+            model.trained_on_nirdesha = True
+            changed.append("trained_on_nirdesha")
+        if changed:
+            model.save(update_fields=changed)
+            announce_results_changed(EmbeddingModel, run=self.pk)
+        return changed
 
     def stamped(self, stage: str, when: datetime | None = None) -> dict:
         """stage_timestamps with `stage` added: the first time the run reached each stage.

@@ -14,6 +14,8 @@ _PID = re.compile(r"\b(pid|PID|process)[ =:]*\d+")
 # An absolute POSIX path of two or more parts, not part of a URL ("https://host/a/b" is kept).
 _PATH = re.compile(r"(?<![\w:/.~-])(?:/[\w.@+-]+){2,}/?")
 _HOST_PORT = re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b")
+# A Python traceback's header and its indented frames; the exception's own last line is kept.
+_TRACEBACK = re.compile(r"Traceback \(most recent call last\):\n(?:[ \t]+[^\n]*(?:\n|$))*")
 
 
 def _short_path(match: re.Match) -> str:
@@ -22,9 +24,10 @@ def _short_path(match: re.Match) -> str:
 
 
 def public_log(text: str) -> str:
-    """The log with worker host names, process ids, IP addresses and server paths taken out."""
+    """The log with tracebacks, worker host names, process ids, IP addresses and server paths taken out."""
     if not text:
         return text
+    text = _TRACEBACK.sub("(traceback shown to staff only)\n", text)
     text = _CLAIM_TOKEN.sub("a worker", text)
     text = _PID.sub(r"\1 …", text)
     text = _HOST_PORT.sub("…", text)

@@ -27,7 +27,6 @@ Keys of run.details written by others (e.g. attempt history) are preserved.
 
 from __future__ import annotations
 
-import io
 import logging
 from collections.abc import Callable
 
@@ -47,6 +46,7 @@ from evaluation.engine.registry import TASKS
 from evaluation.engine.results import Details, Manifest, RunResult, ScoreRow, render_document
 from evaluation.engine.runner import Corpus, build_corpus, evaluate, plan_tasks, text_sets_for
 from evaluation.models import EmbeddingModel, Item, Run, Score
+from evaluation.rank_storage import rank_file_bytes
 
 logger = logging.getLogger(__name__)
 
@@ -95,9 +95,8 @@ def _save_artefact(run: Run) -> Callable[[str, dict[str, np.ndarray]], str]:
         # A retried run replaces its earlier files instead of piling up renamed copies.
         if default_storage.exists(path):
             default_storage.delete(path)
-        buffer = io.BytesIO()
-        np.savez_compressed(buffer, **arrays)
-        return default_storage.save(path, ContentFile(buffer.getvalue()))
+        # Integers in their smallest unsigned type (evaluation/rank_storage.py): a fifth smaller at full scale.
+        return default_storage.save(path, ContentFile(rank_file_bytes(arrays)))
 
     return save
 

@@ -117,24 +117,51 @@ def check_model(user, model: str, revision: str = "") -> ModelCheck:
     return check
 
 
-def trusted_description(user, submission: Submission, check: ModelCheck) -> dict:
-    """What a submission may write on the shared EmbeddingModel row, which every page shows.
+def submitter_claims(submission: Submission) -> dict:
+    """What the submitter says about the model, kept on their run (details["submission"]["claims"])."""
+    return {
+        "display_name": submission.display_name,
+        "license": submission.license,
+        "parameter_count": submission.parameter_count,
+        "declared_languages": list(submission.declared_languages),
+        "trained_on_nirdesha": bool(submission.trained_on_nirdesha),
+    }
 
-    A model's name, licence and size on the leaderboard come from staff or from the model's own files
-    (the Hub's metadata, read by the checks); a signed-in person's free text is kept on their run
-    only (details["submission"]), so that the first to submit a Hub model cannot name it for everyone.
+
+def trusted_description(user, submission: Submission, check: ModelCheck) -> dict:
+    """What a submission may write on an existing shared EmbeddingModel row, which every page shows.
+
+    A model's name, licence, size, languages and training on Nirdesha on the leaderboard come from
+    staff or from the model's own files (the Hub's metadata, read by the checks). A signed-in person's
+    claims are kept on their run only (`submitter_claims`): they reach the shared row when their
+    submission created it (`new_model_description`) or when staff accept them (`Run.accept_claims`),
+    so that nobody changes how someone else's model is averaged, named or filtered.
     """
-    # Declared languages are a claim about the model that the submitter makes on the form and staff
-    # may correct; they fill a blank only (fill_blanks), like every other fact.
-    declared = {"declared_languages": list(submission.declared_languages)}
     if user.is_staff:
         return {
             "display_name": submission.display_name,
             "license": submission.license or check.license,
             "parameter_count": submission.parameter_count or check.parameter_count,
-            **declared,
+            "declared_languages": list(submission.declared_languages),
         }
-    return {"display_name": "", "license": check.license, "parameter_count": check.parameter_count, **declared}
+    return {"license": check.license, "parameter_count": check.parameter_count}
+
+
+def new_model_description(user, submission: Submission, check: ModelCheck) -> dict:
+    """The first description of a model this submission brings to the leaderboard.
+
+    The row is the submitter's own until someone else submits the same model: their declared
+    languages and training on Nirdesha describe it from the start. The free text (display name,
+    licence) stays with staff, so that the first to submit a Hub model cannot name it for everyone.
+    """
+    described = {
+        **trusted_description(user, submission, check),
+        "declared_languages": list(submission.declared_languages),
+        "is_local": check.is_local,
+    }
+    if submission.trained_on_nirdesha:
+        described["trained_on_nirdesha"] = True
+    return described
 
 
 def _quota_refusal() -> SubmissionRefused:
@@ -180,15 +207,16 @@ def submit(user, submission: Submission) -> Run:
             _lock_submitter(user)
             if limited and submissions_left(user) <= 0:
                 raise _quota_refusal()
-            described = trusted_description(user, submission, check)
-            # A later submission may only add the declaration, never withdraw an earlier one.
-            if submission.trained_on_nirdesha:
-                described["trained_on_nirdesha"] = True
             model, created = EmbeddingModel.objects.get_or_create(
-                name=check.name, defaults={**described, "is_local": check.is_local}
+                name=check.name, defaults=new_model_description(user, submission, check)
             )
             if not created:
-                model.fill_blanks(**described)
+                model.fill_blanks(**trusted_description(user, submission, check))
+                # Staff's word is the site's: their declaration marks the model. Anyone else's waits on
+                # their run for staff to accept it; "not trained on it" never withdraws a mark.
+                if user.is_staff and submission.trained_on_nirdesha and model.trained_on_nirdesha is not True:
+                    model.trained_on_nirdesha = True
+                    model.save(update_fields=["trained_on_nirdesha"])
             duplicate = Run.objects.duplicate_of(model, check.commit, dataset, engine_version)
             if duplicate is not None:
                 raise _duplicate_refusal(duplicate)
@@ -205,7 +233,13 @@ def submit(user, submission: Submission) -> Run:
                 notify_by_email=submission.notify_by_email,
                 created_at=now,
                 stage_timestamps={Run.Status.QUEUED: now.isoformat()},
-                details={"submission": {**check.summary(), "display_name": submission.display_name}},
+                details={
+                    "submission": {
+                        **check.summary(),
+                        "display_name": submission.display_name,
+                        "claims": submitter_claims(submission),
+                    }
+                },
             )
             run.enqueue()
     except IntegrityError:

@@ -11,6 +11,15 @@ class LeaderboardConfig(AppConfig):
         # One write invalidates every cached public page when runs, datasets or judgements change.
         results_changed.connect(_bump_on_results_changed, dispatch_uid="leaderboard.bump_on_results_changed")
 
+        from django.db.models.signals import post_delete, post_save
+
+        from leaderboard.cache import forget_site_identity
+        from leaderboard.models import SiteIdentity
+
+        # A changed identity takes effect at once in this process (other processes read it at start).
+        for signal in (post_save, post_delete):
+            signal.connect(forget_site_identity, sender=SiteIdentity, dispatch_uid=f"leaderboard.identity.{signal}")
+
 
 def _bump_on_results_changed(sender: type, **identifiers: object) -> None:
     from leaderboard.cache import bump_generation

@@ -43,3 +43,30 @@ def cached_latest_change() -> datetime | None:
 def last_updated(request) -> dict:
     # Lazy, so that a page whose footer is served from the cache costs nothing at all.
     return {"last_updated": SimpleLazyObject(cached_latest_change)}
+
+
+def _return_path(request) -> str:
+    """Where the log-in and sign-up links bring a visitor back to: the canonical page, never the raw URL.
+
+    A public page is cached as a whole for anonymous visitors under its cleaned query
+    (leaderboard.responses.canonical_query); the link is built from that same cleaned query and the
+    path the URL configuration gives for the view, so one visitor's tracking parameters, e-mail address
+    or padding never reach the next visitor's copy of the page.
+    """
+    from django.urls import NoReverseMatch, reverse
+
+    from leaderboard.responses import canonical_query
+
+    match = getattr(request, "resolver_match", None)
+    if match is None:
+        return reverse("leaderboard:overview")
+    try:
+        path = reverse(match.view_name, args=match.args, kwargs=match.kwargs)
+    except NoReverseMatch:
+        return reverse("leaderboard:overview")
+    query = canonical_query(request)
+    return f"{path}?{query}" if query else path
+
+
+def return_path(request) -> dict:
+    return {"return_path": SimpleLazyObject(lambda: _return_path(request))}

@@ -16,7 +16,7 @@ from leaderboard import mteb_export, pages
 def run_facts(run: Run) -> mteb_export.RunFacts:
     model = run.model
     return mteb_export.RunFacts(
-        model_name=model.name,
+        model_name=model.public_name,
         revision=run.resolved_commit or run.revision,
         dataset_name=run.dataset.name,
         dataset_version=run.dataset.version,

@@ -121,8 +121,15 @@ MTEB_LICENCES = frozenset(
 BASELINE_NAMESPACE = "nirdesha-baselines"
 
 
+# mteb's own name for a model whose name is unknown (ModelMeta.create_empty).
+UNKNOWN_NAME = "no_model_name/available"
+
+
 def mteb_model_name(facts: RunFacts) -> str:
-    return facts.model_name if "/" in facts.model_name else f"{BASELINE_NAMESPACE}/{facts.model_name}"
+    """A Hub id as it is; a baseline under the site's namespace; a local folder (no public name) as unknown."""
+    if facts.kind == "lexical":
+        return f"{BASELINE_NAMESPACE}/{facts.model_name}"
+    return facts.model_name if "/" in facts.model_name else UNKNOWN_NAME
 
 
 def mteb_licence(licence: str) -> str | None:

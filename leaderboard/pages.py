@@ -19,7 +19,8 @@ from evaluation.engine.registry import METRICS, TASKS, TaskSpec
 from evaluation.engine.results import ClassificationDetails, Details
 from evaluation.languages import BY_CODE, LANGUAGES
 from evaluation.models import Dataset, Item, Run, Score
-from leaderboard import plots
+from evaluation.redaction import public_log
+from leaderboard import errors, plots
 from leaderboard.coverage import Coverage, averaging_languages, coverage
 from leaderboard.filters import LanguageSelectionForm, LeaderboardFilter
 from leaderboard.reproduce import in_paper_unit, load_paper_tables, t4_block_value
@@ -44,6 +45,7 @@ from leaderboard.tables import (
     score_sections,
     select_languages,
 )
+from leaderboard.translation_split import INTERVAL_NOTE
 
 LANGUAGE_ORDER = {lang.code: position for position, lang in enumerate(LANGUAGES)}
 # The columns of the paper's Table 7, per split: AUROC and AUPRC uncalibrated, accuracy and ECE calibrated.
@@ -111,7 +113,7 @@ def run_info(run: Run) -> RunInfo:
     return RunInfo(
         id=run.pk,
         label=run.model.label,
-        model_name=run.model.name,
+        model_name=run.model.public_name,
         origin=run.origin,
         kind=run.model.kind,
         parameter_count=run.model.parameter_count,
@@ -509,6 +511,8 @@ def task_page(params: QueryDict, task: str) -> Page:
         "no_values": bool(first.rows) and all(mean.missing for _, _, mean in first.rows),
         "published_only": bool(infos) and all(info.is_published for info in infos),
         "task_short": spec.short_title,
+        # Re-runs with per-query rank files: their cells link to the language's queries (leaderboard/errors.py).
+        "per_query_runs": errors.runs_with_rank_files(selection.run_ids),
     }
     return Page(spec.title, context, {task: ExportTable(headers, rows)})
 
@@ -904,7 +908,12 @@ def run_page(run_id: int) -> Page:
         )
     ]
     sections = [
-        {"section": section, "title": TASKS[section.task].title if section.task in TASKS else section.task}
+        {
+            "section": section,
+            "title": TASKS[section.task].title if section.task in TASKS else section.task,
+            # Retrieval units link to their queries, worst first (leaderboard/errors.py).
+            "per_query": section.task in TASKS and errors.has_errors_page(TASKS[section.task]),
+        }
         for section in score_sections(scores, LANGUAGE_ORDER)
     ]
     # One metric for every task's bars, so that they share an axis.
@@ -937,13 +946,17 @@ def run_page(run_id: int) -> Page:
         "run": run,
         "sections": sections,
         "bars": bars,
-        "manifest": run.manifest or {},
-        "facts": manifest_facts(run.manifest or {}),
+        # One public view of the manifest for everyone: this page is cached whoever asks.
+        "manifest": (manifest := run.public_manifest),
+        "facts": manifest_facts(manifest),
         "coverage_metrics": coverage_metrics,
         "coverage_rows": coverage_rows,
         "command": reproduce_command(run),
         "artefacts": artefacts(run),
-        "skipped_files": (run.details or {}).get("skipped_files") or [],
+        "error_units": errors.error_units(run),
+        "translation_rows": errors.translation_rows(run),
+        "translation_note": INTERVAL_NOTE,
+        "skipped_files": [public_log(str(reason)) for reason in (run.details or {}).get("skipped_files") or []],
         # The published T4 files kept whole (dev and test, base and calibrated), by language or "all".
         "t4_published_files": [
             (code, block.get("file", ""))
@@ -954,7 +967,7 @@ def run_page(run_id: int) -> Page:
     rows = [
         [
             run.pk,
-            run.model.name,
+            run.model.public_name,
             s["task"],
             s["source"],
             s["target"],

@@ -9,12 +9,12 @@ from django.conf import settings
 from django.core.cache import cache
 from django.core.files.storage import default_storage
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404
+from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET
 
 from evaluation.engine.registry import TASKS
 from evaluation.models import Run
-from leaderboard import downloads, pages
+from leaderboard import downloads, errors, pages
 from leaderboard.cache import generation_key
 from leaderboard.diagnostics import diagnostics_page
 from leaderboard.reproduce_page import reproduce_page
@@ -116,7 +116,8 @@ def reproduce(request: HttpRequest) -> HttpResponse:
 @require_GET
 def run_mteb_export(request: HttpRequest, run_id: int) -> HttpResponse:
     """The run's scores in MTEB's results format: one JSON per task and model_meta.json, zipped."""
-    run = get_object_or_404(Run.objects.select_related("model", "dataset"), pk=run_id, status=Run.Status.DONE)
+    runs = Run.objects.visible_to(request.user).select_related("model", "dataset")
+    run = get_object_or_404(runs, pk=run_id, status=Run.Status.DONE)
     response = HttpResponse(downloads.mteb_archive(run), content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="nirdesha-run{run.pk}-mteb-results.zip"'
     return response
@@ -124,8 +125,8 @@ def run_mteb_export(request: HttpRequest, run_id: int) -> HttpResponse:
 
 @require_GET
 def run_artefact_archive(request: HttpRequest, run_id: int) -> HttpResponse:
-    """Every artefact of a run in one zip archive."""
-    run = get_object_or_404(Run, pk=run_id)
+    """Every artefact of a run in one zip archive, under the same visibility rule as each single file."""
+    run = get_object_or_404(Run.objects.visible_to(request.user), pk=run_id)
     if not pages.artefacts(run):
         raise Http404("This run has no artefacts")
     response = HttpResponse(downloads.artefact_archive(run), content_type="application/zip")
@@ -136,3 +137,54 @@ def run_artefact_archive(request: HttpRequest, run_id: int) -> HttpResponse:
 @require_GET
 def diagnostics(request: HttpRequest) -> HttpResponse:
     return public_page(request, "diagnostics", "leaderboard/diagnostics.html", lambda: diagnostics_page(request.GET))
+
+
+def _error_page(request: HttpRequest, build, template: str) -> HttpResponse:
+    """An error-analysis page or its JSON; a question it cannot answer is a 404 saying why."""
+    try:
+        report = build()
+    except errors.ErrorsUnavailable as reason:
+        if request.GET.get("format") == "json":
+            return JsonResponse({"detail": str(reason)}, status=404)
+        return render(request, "leaderboard/errors_unavailable.html", {"reason": str(reason)}, status=404)
+    if request.GET.get("format") == "json":
+        return JsonResponse(report.to_json(), json_dumps_params={"ensure_ascii": False})
+    return render(request, template, {"report": report})
+
+
+@require_GET
+def run_errors(request: HttpRequest, run_id: int) -> HttpResponse:
+    """One run's queries of one unit, worst gold rank first (`?task=&language=[&target=][&bucket=][&page=]`)."""
+    run = get_object_or_404(Run.objects.visible_to(request.user).select_related("model", "dataset"), pk=run_id)
+    params = request.GET
+    pair = errors.first_pair(run, params.get("task"), params.get("language"), params.get("target"))
+    if pair is not None and params.get("format") != "json":
+        return redirect(f"{request.path}?{pair}")
+
+    def build() -> errors.ErrorReport:
+        key = errors.UnitKey.parse(params.get("task"), params.get("language"), params.get("target"))
+        bucket = errors.parse_bucket(params.get("bucket"))
+        return errors.error_report(run, key, bucket=bucket, page=params.get("page"))
+
+    return _error_page(request, build, "leaderboard/run_errors.html")
+
+
+@require_GET
+def compare_errors(request: HttpRequest) -> HttpResponse:
+    """Two runs on the same queries (`?a=&b=&task=&language=[&target=]`): rank-1 hits of one and not the other."""
+    params = request.GET
+    visible = Run.objects.visible_to(request.user).select_related("model", "dataset")
+
+    def build() -> errors.PairedErrors:
+        runs = []
+        for name in ("a", "b"):
+            value = params.get(name) or ""
+            wellformed = value.isascii() and value.isdigit() and len(value) < 10
+            run = visible.filter(pk=int(value)).first() if wellformed else None
+            if run is None:
+                raise errors.ErrorsUnavailable(f"There is no run {name.upper()} to compare.")
+            runs.append(run)
+        key = errors.UnitKey.parse(params.get("task"), params.get("language"), params.get("target"))
+        return errors.paired_errors(runs[0], runs[1], key)
+
+    return _error_page(request, build, "leaderboard/compare_errors.html")

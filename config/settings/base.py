@@ -71,6 +71,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "leaderboard.context_processors.last_updated",
+                "leaderboard.context_processors.return_path",
             ],
         },
     },
@@ -268,6 +269,11 @@ SPECTACULAR_SETTINGS = {
     # Redoc's bundle comes from the sidecar package, served by config.views.redoc_bundle without the
     # one asset it would fetch from Redocly's CDN.
     "REDOC_DIST": "/api/docs/redoc",
+    # Bad parameters, unknown ids and missing log-ins are documented too (config/schema.py).
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "config.schema.document_error_responses",
+    ],
     # Runs and campaigns both have a status and an origin; name their enums apart in the schema.
     "ENUM_NAME_OVERRIDES": {
         "RunStatusEnum": "evaluation.models.Run.Status",

@@ -34,13 +34,17 @@ class RunStatusSerializer(serializers.ModelSerializer):
 
     def to_representation(self, instance: Run) -> dict:
         data = super().to_representation(instance)
-        # Worker host names, process ids and server paths are for staff only (evaluation/redaction.py).
+        # Worker host names, process ids and server paths are for staff only (evaluation/redaction.py,
+        # evaluation/public.py); everyone else, the submitter included, reads the public view.
         request = self.context.get("request")
         staff = self.context.get("staff", bool(request and request.user.is_staff))
         if not staff:
-            for name in ("log_tail", "message"):
+            for name in ("log_tail", "message", "stage_detail"):
                 if name in data:
                     data[name] = public_log(data[name])
+            data["model"] = instance.model.public_name
+            if "manifest" in data:
+                data["manifest"] = instance.public_manifest
         return data
 
     class Meta:
@@ -94,7 +98,9 @@ class SubmissionCreateSerializer(serializers.Serializer):
     revision = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
     display_name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
     license = serializers.CharField(max_length=100, required=False, allow_blank=True, default="")
-    parameter_count = serializers.IntegerField(min_value=1, required=False, allow_null=True, default=None)
+    parameter_count = serializers.IntegerField(
+        min_value=1, max_value=2**63 - 1, required=False, allow_null=True, default=None
+    )
     note = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
     declared_languages = serializers.ListField(
         child=serializers.ChoiceField(choices=list(TARGET_CODES)),

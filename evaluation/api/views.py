@@ -33,6 +33,8 @@ REFUSAL_STATUS = {
 # Seconds a client should wait before looking again when the queue was unreachable (the sweeper runs
 # every RUN_SWEEP_INTERVAL_SECONDS and sends what is pending once the broker answers).
 QUEUE_RETRY_AFTER = 60
+# Seconds a client should wait before submitting again when the Hub could not be reached (nothing was recorded).
+HUB_RETRY_AFTER = 120
 
 
 def queue_unavailable_response(run: Run) -> Response:
@@ -52,7 +54,10 @@ def refusal_response(refusal: SubmissionRefused) -> Response:
     body = {"detail": refusal.message, "code": refusal.code, "field": refusal.field}
     if refusal.run is not None:
         body["run"] = {"id": refusal.run.pk, "url": refusal.run.get_absolute_url(), "status": refusal.run.status}
-    return Response(body, status=REFUSAL_STATUS.get(refusal.code, status.HTTP_400_BAD_REQUEST))
+    code = REFUSAL_STATUS.get(refusal.code, status.HTTP_400_BAD_REQUEST)
+    # An unreachable Hub is a passing fault: the client is told when asking again makes sense.
+    headers = {"Retry-After": str(HUB_RETRY_AFTER)} if code == status.HTTP_503_SERVICE_UNAVAILABLE else None
+    return Response(body, status=code, headers=headers)
 
 
 class SubmissionViewSet(
@@ -102,7 +107,7 @@ class SubmissionViewSet(
             return refusal_response(refusal)
         except BrokerUnavailable as pending:
             return queue_unavailable_response(pending.args[0])
-        data = SubmissionDetailSerializer(run).data
+        data = SubmissionDetailSerializer(run, context={"request": request}).data
         return Response(data, status=status.HTTP_201_CREATED, headers={"Location": data["url"]})
 
     @extend_schema(request=None, responses={200: RunStatusSerializer, 409: OpenApiResponse(description="Over.")})

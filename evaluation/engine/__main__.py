@@ -59,6 +59,12 @@ def read_rows(folder: Path) -> tuple[dict[str, list[tuple[int, str, str]]], dict
 
 
 def main(argv: list[str] | None = None) -> int:
+    arguments = sys.argv[1:] if argv is None else argv
+    # `errors RESULT.json --task … --language …` prints a run's worst queries (evaluation/engine/error_listing.py).
+    if arguments[:1] == ["errors"]:
+        from evaluation.engine.error_listing import main as errors_main
+
+        return errors_main(arguments[1:])
     options = parser().parse_args(argv)
     name = options.model.strip()
     if Path(name).expanduser().exists():

@@ -29,6 +29,7 @@ from evaluation.engine.metrics import per_query_retrieval
 from evaluation.engine.pairs import SPLITS, build_pair_set, stored_array, texts_key
 from evaluation.engine.registry import TaskSpec
 from evaluation.engine.retrieval import BlockScorer, rank_golds
+from evaluation.engine.text_lengths import text_lengths
 
 if TYPE_CHECKING:
     from evaluation.engine.runner import Corpus, LanguageTexts
@@ -65,6 +66,7 @@ class Context:
     total_steps: int
     step: int = 0
     rank_files: list[dict] = field(default_factory=list)
+    length_cache: dict[str, np.ndarray] = field(default_factory=dict)
 
     def advance(self, detail: str, within: float = 1.0) -> None:
         self.report("SCORING", min(1.0, (self.step + within) / max(1, self.total_steps)), detail)
@@ -76,6 +78,12 @@ class Context:
 
     def text_set(self, language: str, field_name: str, role: str) -> TextSet:
         return self.sets[(language, field_name, role)]
+
+    def lengths(self, text_set: TextSet) -> np.ndarray:
+        """The texts' lengths in the model's tokens (characters for lexical baselines), once per text set."""
+        if text_set.key not in self.length_cache:
+            self.length_cache[text_set.key] = text_lengths(self.backend, text_set.texts)
+        return self.length_cache[text_set.key]
 
 
 def text_set(language: LanguageTexts, field_name: str, role: str) -> tuple[SetKey, TextSet]:
@@ -153,6 +161,9 @@ class FullPoolRetrieval(UnitMethod):
                 "ranks": ranks.astype(np.int32),
                 "top10_item_ids": doc_language.item_ids[result.topk].astype(np.int32),
                 "gold_scores": result.gold_scores[:, 0],
+                # Each query's gold is the document of the same item, in the same order.
+                "query_lengths": context.lengths(queries),
+                "gold_lengths": context.lengths(documents),
             },
             spec.id,
             source,
@@ -387,6 +398,8 @@ class HardNegativeRetrieval(UnitMethod):
                 "top10_item_ids": language.item_ids[top].astype(np.int32),
                 "gold_scores": result.gold_scores[:, 0],
                 "pool_item_ids": language.item_ids[pools].astype(np.int32),
+                "query_lengths": context.lengths(context.text_set(source, spec.query_field, spec.query_role)),
+                "gold_lengths": context.lengths(context.text_set(target or source, spec.document_field, "document")),
             },
             spec.id,
             source,

@@ -9,6 +9,8 @@ from evaluation.models import Dataset, EmbeddingModel, Run, Score
 
 
 class EmbeddingModelSerializer(serializers.ModelSerializer):
+    # A local folder is named by its folder name (evaluation/public.py), never by the server's path.
+    name = serializers.CharField(source="public_name", read_only=True)
     label = serializers.CharField(read_only=True)
 
     class Meta:
@@ -50,13 +52,18 @@ class RunSerializer(serializers.ModelSerializer):
 
 
 class RunDetailSerializer(RunSerializer):
+    """A run with its manifest and results as the public reads them (evaluation/public.py), for everyone."""
+
+    manifest = serializers.JSONField(source="public_manifest", read_only=True)
+    details = serializers.JSONField(source="public_details", read_only=True)
+
     class Meta(RunSerializer.Meta):
         fields = [*RunSerializer.Meta.fields, "manifest", "details"]
 
 
 class ScoreSerializer(serializers.ModelSerializer):
     run = serializers.PrimaryKeyRelatedField(read_only=True)
-    model = serializers.CharField(source="run.model.name", read_only=True)
+    model = serializers.CharField(source="run.model.public_name", read_only=True)
     source = serializers.CharField(source="source_id", read_only=True)
     target = serializers.CharField(source="target_id", read_only=True, allow_null=True)
 

@@ -76,10 +76,8 @@ def test_it_keeps_a_submitter_free_text_off_the_shared_model_row(client):
     check = ModelCheck(name="org/m", is_local=False, commit="c" * 40, files={}, config={})
     check.license, check.parameter_count = "apache-2.0", 1000
     wish = Submission(model="org/m", display_name=LINK, license="<b>mine</b>", parameter_count=5)
-    # Declared languages are codes checked by the form, not free text; they fill a blank only.
-    assert trusted_description(make_researcher(), wish, check) == {
-        "display_name": "", "license": "apache-2.0", "parameter_count": 1000, "declared_languages": []
-    }  # fmt: skip
+    # Only the model's own files speak for it on a shared row; the submitter's claims stay on the run.
+    assert trusted_description(make_researcher(), wish, check) == {"license": "apache-2.0", "parameter_count": 1000}
     assert trusted_description(make_admin(), wish, check)["display_name"] == LINK
 
 

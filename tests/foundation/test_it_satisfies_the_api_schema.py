@@ -1,0 +1,102 @@
+"""Property-based tests of the API from its own OpenAPI schema (drf-spectacular), with schemathesis.
+
+Every operation of the schema gets a bounded number of generated requests, as someone signed out,
+as a signed-in user (session) and with an API token: none may answer 500, and every answer must
+match what the schema says about it (status, content type, body).
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import schemathesis
+from django.core import signals
+from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
+from django.test import Client
+from hypothesis import HealthCheck, Phase, given, settings
+from rest_framework.authtoken.models import Token
+from schemathesis import GenerationMode
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from tests.fakes.hub import closed_port_url
+from tests.world import build_world
+
+pytestmark = pytest.mark.django_db
+# Generated requests per operation and identity: enough to reach every parameter, few enough to stay fast.
+EXAMPLES_PER_OPERATION = 12
+CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
+
+
+@pytest.fixture
+def wsgi_app(settings):
+    """The site's own WSGI application, answering inside this test's database transaction.
+
+    Django closes the database connection after each request; the test client switches that off
+    for tests (the connection holds the test's transaction), and so does this fixture.
+    """
+    settings.HF_ENDPOINT = closed_port_url()
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    try:
+        yield get_wsgi_application()
+    finally:
+        signals.request_started.connect(close_old_connections)
+        signals.request_finished.connect(close_old_connections)
+
+
+def identities(world) -> dict[str, dict[str, str]]:
+    session = Client()
+    session.force_login(world.outsider)
+    token = Token.objects.create(user=world.owner)
+    return {
+        "anyone": {},
+        "signed-in user": {"Cookie": f"sessionid={session.cookies['sessionid'].value}"},
+        "token": {"Authorization": f"Token {token.key}"},
+    }
+
+
+def exercise(operation, headers: dict[str, str]) -> None:
+    """Send the operation's generated requests with these credentials and check every answer."""
+    # Valid requests and, for the operations that take input, invalid ones (out of bounds, wrong types).
+    strategy = operation.as_strategy()
+    if len(operation.body) or len(operation.query) or len(operation.path_parameters):
+        strategy = strategy | operation.as_strategy(generation_mode=GenerationMode.NEGATIVE)
+
+    @settings(
+        max_examples=EXAMPLES_PER_OPERATION,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        phases=[Phase.explicit, Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(case=strategy)
+    def check(case) -> None:
+        case.call_and_validate(headers=dict(headers), checks=CHECKS)
+
+    check()
+
+
+def test_it_answers_every_operation_as_its_schema_says(wsgi_app):
+    world = build_world(with_campaign=False)
+    schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", wsgi_app)
+    operations = [result.ok() for result in schema.get_all_operations()]
+    failures: list[str] = []
+    started = time.perf_counter()
+    for who, headers in identities(world).items():
+        for operation in operations:
+            try:
+                exercise(operation, headers)
+            except (Exception, BaseExceptionGroup) as exc:
+                failures.append(f"{who} {operation.method.upper()} {operation.path}: {str(exc)[:1500]}")
+    seconds = time.perf_counter() - started
+    print(f"\n{len(operations)} operations x 3 identities, {EXAMPLES_PER_OPERATION} examples each, {seconds:.1f} s")
+    assert len(operations) >= 15, "the schema must list the API's operations"
+    assert not failures, "\n\n".join(failures)
