@@ -103,3 +103,15 @@ def test_it_refuses_to_export_a_run_that_is_not_done(client, bm25_rerun):
     bm25_rerun.status = Run.Status.FAILED
     bm25_rerun.save(update_fields=["status"])
     assert client.get(f"/results/{bm25_rerun.pk}/mteb.zip").status_code == 404
+
+
+def test_a_local_folder_has_mtebs_unknown_name_and_an_unknown_licence_stays_unknown():
+    from mteb.models import ModelMeta
+
+    from leaderboard.mteb_export import RunFacts, model_meta
+
+    facts = RunFacts("local folder my-encoder", "abc123", "nirdesha", "1.0", "1.0.0", 7, license="Custom licence")
+    meta = ModelMeta.model_validate(model_meta(facts))
+    assert (
+        meta.name == "no_model_name/available" and meta.license is None and meta.framework == ["Sentence Transformers"]
+    )
