@@ -17,9 +17,12 @@ def api_token(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         # Creating and replacing are one action: the old key stops working at once.
         with transaction.atomic():
-            Token.objects.filter(user=request.user).delete()
+            replaced, _ = Token.objects.filter(user=request.user).delete()
             Token.objects.create(user=request.user)
-        messages.success(request, "Your new API token is below; the previous one no longer works.")
+        if replaced:
+            messages.success(request, "Your new API token is below; the previous one no longer works.")
+        else:
+            messages.success(request, "Your API token is below.")
         return redirect("accounts:api_token")
     token = Token.objects.filter(user=request.user).first()
     return render(request, "account/api_token.html", {"token": token})

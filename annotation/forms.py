@@ -40,7 +40,11 @@ class RatingForm(forms.Form):
 
 class CampaignForm(forms.Form):
     name = forms.CharField(max_length=200, initial="Validation round 1")
-    dataset = forms.ModelChoiceField(queryset=Dataset.objects.all())
+    dataset = forms.ModelChoiceField(
+        queryset=Dataset.objects.none(),
+        help_text="Only versions whose items are on this server can be sampled; a results-only version is not offered.",
+        error_messages={"invalid_choice": "That version's items are not on this server, so it cannot be sampled."},
+    )
     language = forms.ModelChoiceField(queryset=target_languages())
     ratings_per_item = forms.IntegerField(min_value=1, max_value=10, initial=2)
     # Bounded by the columns they are stored in (a larger number would overflow the database).
@@ -55,6 +59,7 @@ class CampaignForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["language"].queryset = target_languages()
+        self.fields["dataset"].queryset = Dataset.objects.evaluable().order_by("is_demo", "-created_at")
 
 
 class CampaignStatusForm(forms.Form):

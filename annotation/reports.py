@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from django.db.models import Count, Q
+
 from annotation.agreement import AgreementReport, summarise
 from annotation.models import Campaign, Judgement, Rating
 
@@ -43,13 +45,17 @@ def _units(ratings, rater_name) -> list[list[tuple[str, int]]]:
 
 
 def agreement_details(
-    dataset: Dataset, *, language: str | None = None, name_raters: bool = False
+    dataset: Dataset, *, language: str | None = None, name_raters: bool = False, closed_only: bool = False
 ) -> list[LanguageAgreement]:
     """The full agreement report of each language of the dataset that has ratings.
 
     Raters are pseudonymous ('expert_1', 'rater 3') unless `name_raters` (staff pages) asks for e-mails.
+    `closed_only` (public pages) counts only closed campaigns: a campaign still being annotated
+    shows no figures until it is closed, so that early ratings never stand in for the finished set.
     """
     campaigns = Campaign.objects.filter(dataset=dataset).select_related("language")
+    if closed_only:
+        campaigns = campaigns.filter(status=Campaign.Status.CLOSED)
     if language:
         campaigns = campaigns.filter(language_id=language)
     by_language: dict[str, list[Campaign]] = {}
@@ -130,4 +136,17 @@ def agreement_by_language(dataset: Dataset) -> list[dict]:
     and ac1_first_rater_marginals (the published AC1 variant). percent_agreement is 0–100; the κ
     interval is the Fleiss–Cohen–Everitt one. Bands are Landis & Koch (1977).
     """
-    return [row_for(result) for result in agreement_details(dataset)]
+    return [row_for(result) for result in agreement_details(dataset, closed_only=True)]
+
+
+def datasets_with_judgements(*, closed_only: bool) -> list[Dataset]:
+    """Versions with ratings, the most complete set of judgements first (most ratings, then oldest).
+
+    With `closed_only` (the public page) only closed campaigns count, so the default is the most
+    complete finished set, never a campaign that has just begun.
+    """
+    from evaluation.models import Dataset
+
+    counted = Q(campaigns__status=Campaign.Status.CLOSED) if closed_only else Q()
+    ratings = Count("campaigns__campaign_items__ratings", filter=counted)
+    return list(Dataset.objects.annotate(ratings=ratings).filter(ratings__gt=0).order_by("-ratings", "pk"))

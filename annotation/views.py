@@ -24,8 +24,8 @@ from annotation.forms import (
 )
 from annotation.importing import campaign_csv, campaign_json, export_file_stem
 from annotation.models import AnnotatorProfile, Campaign, CampaignItem, Judgement, Lease
-from annotation.reports import AC1_NOTE, KAPPA_CI_NOTE, agreement_details, for_display
-from evaluation.models import Dataset, Language
+from annotation.reports import AC1_NOTE, KAPPA_CI_NOTE, agreement_details, datasets_with_judgements, for_display
+from evaluation.models import Language
 
 
 def staff_required(view):
@@ -162,15 +162,17 @@ def skip(request, lease_id: int):
 
 
 def agreement(request):
-    datasets = Dataset.objects.filter(campaigns__campaign_items__ratings__isnull=False).distinct()
+    # Staff see live figures; everyone else sees closed campaigns only.
+    closed_only = not request.user.is_staff
+    datasets = datasets_with_judgements(closed_only=closed_only)
     slug = request.GET.get("dataset")
-    dataset = None
+    dataset = datasets[0] if datasets else None
     if slug:
         name, _, version = slug.partition("@")
-        dataset = get_object_or_404(datasets, name=name, version=version)
-    elif datasets:
-        dataset = datasets[0]
-    results = [for_display(result) for result in agreement_details(dataset)] if dataset else []
+        dataset = next((d for d in datasets if (d.name, d.version) == (name, version)), None)
+        if dataset is None:
+            raise Http404("No judgements on that dataset version")
+    results = [for_display(r) for r in agreement_details(dataset, closed_only=closed_only)] if dataset else []
     rows = [result["row"] for result in results]
     return render(
         request,
@@ -184,6 +186,7 @@ def agreement(request):
             "kappa_ci_note": KAPPA_CI_NOTE,
             "band_scale": BAND_SCALE,
             "categories": Judgement.labels,
+            "live": not closed_only,
         },
     )
 

@@ -3,7 +3,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
-from config.views import api_docs, healthz
+from config.views import api_docs, healthz, redoc_bundle
 
 # The admin's own log-in form has no rate limit; staff sign in through allauth's form, which has one
 # (ACCOUNT_RATE_LIMITS), and come back to the admin.
@@ -19,6 +19,7 @@ urlpatterns = [
     path("api/", include("config.api_router")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", api_docs, name="api-docs"),
+    path("api/docs/redoc/bundles/redoc.standalone.js", redoc_bundle, name="api-docs-bundle"),
     path("healthz", healthz, name="healthz"),
 ]
 

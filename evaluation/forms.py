@@ -57,6 +57,11 @@ class SubmissionForm(forms.Form):
         help_text="Tick if this model was trained or tuned on any Nirdesha data (including the validation "
         "sample); the leaderboard marks it, as MTEB does for models trained on its test sets.",
     )
+    notify_by_email = forms.BooleanField(
+        label="E-mail me when the run ends",
+        required=False,
+        help_text="One e-mail when it is done (with a link to its results) or has failed (with the reason).",
+    )
     note = forms.CharField(label="Note", required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 3}))
     dataset = DatasetChoiceField(label="Dataset version", queryset=Dataset.objects.none(), required=False)
 
@@ -92,4 +97,5 @@ class SubmissionForm(forms.Form):
             dataset=data["dataset"],
             declared_languages=tuple(code for code in TARGET_CODES if code in data.get("declared_languages", [])),
             trained_on_nirdesha=data["trained_on_nirdesha"],
+            notify_by_email=data["notify_by_email"],
         )

@@ -18,7 +18,7 @@ from django.utils import timezone
 from evaluation.engine import ENGINE_VERSION
 from evaluation.engine.errors import DuplicateRunError
 from evaluation.engine.registry import TASKS, is_cross_lingual
-from evaluation.signals import announce_results_changed
+from evaluation.signals import announce_results_changed, announce_run_over
 
 
 class Language(models.Model):
@@ -73,6 +73,14 @@ class DatasetQuerySet(models.QuerySet):
     def default_for_submissions(self) -> Dataset | None:
         """The newest evaluable version that is not the demo sample, else the newest demo."""
         return self.evaluable().order_by("is_demo", "-created_at", "-pk").first()
+
+    def where_found(self, search: str, *, excluding: Dataset | None = None) -> DatasetQuerySet:
+        """Versions with a finished run whose model matches `search`, each with `matches` counted, newest first."""
+        runs = Run.objects.on_board().matching(search)
+        found = self.annotate(matches=Count("runs", filter=Q(runs__in=runs))).filter(matches__gt=0)
+        if excluding is not None:
+            found = found.exclude(pk=excluding.pk)
+        return found.order_by("is_demo", "-created_at", "-pk")
 
 
 class Dataset(models.Model):
@@ -163,6 +171,22 @@ class Dataset(models.Model):
 
     def languages(self) -> models.QuerySet[Language]:
         return Language.objects.filter(items__dataset=self).distinct()
+
+    def model_count(self) -> int:
+        """How many models have a finished run on this version: who a new submission is ranked against."""
+        return Run.objects.on_board().filter(dataset=self).values("model").distinct().count()
+
+    @property
+    def is_evaluable(self) -> bool:
+        """Whether its items are here, so that models can be run on it."""
+        return self.items.exists()
+
+    def reruns_elsewhere(self) -> Dataset | None:
+        """Where submissions and re-runs go when this version's items are not here (None when they are)."""
+        if self.is_evaluable:
+            return None
+        target = type(self).objects.default_for_submissions()
+        return target if target is not None and target.pk != self.pk else None
 
     def item_counts_by_language(self) -> dict[str, int]:
         rows = self.items.values("language_id").annotate(n=Count("id")).order_by("language_id")
@@ -265,6 +289,15 @@ class EmbeddingModel(models.Model):
 
         return public_model_name(self.name, self.is_local)
 
+    def runs_on_board(self) -> models.QuerySet[Run]:
+        """The model's ranked runs, one or more per version, newest version first: which revision stands where."""
+        return (
+            Run.objects.on_board()
+            .filter(model=self)
+            .select_related("dataset")
+            .order_by("dataset__is_demo", "-dataset__created_at", "-finished_at", "-pk")
+        )
+
     def fill_blanks(self, **values) -> None:
         """Complete the description from a later submission without overwriting what is there.
 
@@ -289,10 +322,21 @@ class RunQuerySet(models.QuerySet):
 
         Runs on other versions (the 150-item validation subset, the demo) are never mixed in, since
         scores depend on the pool size."""
-        return self.finished().filter(dataset=dataset).select_related("model", "dataset").order_by("pk")
+        return self.on_board().filter(dataset=dataset).select_related("model", "dataset").order_by("pk")
+
+    def on_board(self) -> RunQuerySet:
+        """Finished runs that the leaderboard ranks: those their submitters have not withdrawn."""
+        return self.finished().filter(withdrawn_at__isnull=True)
 
     def finished(self) -> RunQuerySet:
         return self.filter(status=Run.Status.DONE)
+
+    def matching(self, search: str) -> RunQuerySet:
+        """Runs whose model's name or display name contains every word of `search` (any case)."""
+        queryset = self
+        for word in search.split():
+            queryset = queryset.filter(Q(model__name__icontains=word) | Q(model__display_name__icontains=word))
+        return queryset
 
     def published(self) -> RunQuerySet:
         return self.filter(origin=Run.Origin.PUBLISHED)
@@ -492,6 +536,10 @@ class Run(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
     )
     note = models.TextField(blank=True)
+    notify_by_email = models.BooleanField(default=False, help_text="E-mail the submitter when the run ends.")
+    withdrawn_at = models.DateTimeField(
+        null=True, blank=True, help_text="When its submitter took it off the leaderboard; staff may restore it."
+    )
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -617,6 +665,33 @@ class Run(models.Model):
 
     def can_be_requeued_by(self, user) -> bool:
         return user.is_authenticated and user.is_staff and self.status in (self.Status.FAILED, self.Status.CANCELLED)
+
+    def can_be_withdrawn_by(self, user) -> bool:
+        """A finished submission on the board: its submitter (or staff) may take it off."""
+        mine = user.is_authenticated and (user.is_staff or user.pk == self.submitted_by_id)
+        return mine and self.status == self.Status.DONE and self.withdrawn_at is None and not self.is_published
+
+    def can_be_restored_by(self, user) -> bool:
+        return user.is_authenticated and user.is_staff and self.withdrawn_at is not None
+
+    def withdraw(self) -> bool:
+        """Take the finished run off the board (its page and files stay); False when it already was."""
+        now = timezone.now()
+        changed = Run.objects.filter(pk=self.pk, status=self.Status.DONE, withdrawn_at__isnull=True).update(
+            withdrawn_at=now
+        )
+        if changed:
+            self.withdrawn_at = now
+            announce_results_changed(Run, run=self)
+        return bool(changed)
+
+    def restore(self) -> bool:
+        """Put a withdrawn run back on the board (staff); False when it was not withdrawn."""
+        changed = Run.objects.filter(pk=self.pk, withdrawn_at__isnull=False).update(withdrawn_at=None)
+        if changed:
+            self.withdrawn_at = None
+            announce_results_changed(Run, run=self)
+        return bool(changed)
 
     # Transitions made by people. Each locks the row, so it never interleaves with a worker's write.
 
@@ -744,11 +819,13 @@ class Run(models.Model):
         )
         if finished:
             announce_results_changed(Run, run=self)
+            if self.notify_by_email:
+                announce_run_over(Run, self.pk)
         return finished
 
     def fail_as(self, token: str, category: str, message: str, **fields) -> bool:
         now = timezone.now()
-        return self.write_as(
+        failed = self.write_as(
             token,
             status=self.Status.FAILED,
             failure_category=category,
@@ -757,6 +834,9 @@ class Run(models.Model):
             stage_timestamps=self.stamped(self.Status.FAILED, now),
             **fields,
         )
+        if failed and self.notify_by_email:
+            announce_run_over(Run, self.pk)
+        return failed
 
 
 def task_choices() -> list[tuple[str, str]]:

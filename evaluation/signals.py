@@ -16,6 +16,16 @@ from django.dispatch import Signal
 results_changed = Signal()
 
 
+# Sent with sender = Run and `run_id` when a run has ended (DONE or FAILED), after the write commits;
+# the e-mail to a submitter who asked for one (evaluation.notifications) subscribes in apps.ready().
+run_over = Signal()
+
+
+def announce_run_over(sender: type, run_id: int) -> None:
+    """Send run_over once the current transaction commits (at once outside a transaction)."""
+    transaction.on_commit(lambda: run_over.send(sender=sender, run_id=run_id))
+
+
 def announce_results_changed(sender: type, **identifiers: object) -> None:
     """Send results_changed once the current transaction commits (at once outside a transaction)."""
     transaction.on_commit(lambda: results_changed.send(sender=sender, **identifiers))

@@ -15,7 +15,9 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from evaluation.engine.backends import LexicalBackend
 from evaluation.engine.errors import HubUnreachableError, ModelNotFoundError, SubmitterError
+from evaluation.engine.lexical import LEXICAL_NAMES
 from evaluation.models import Dataset, EmbeddingModel, Run
 from evaluation.outbox import BrokerUnavailable
 from evaluation.preflight import (
@@ -56,6 +58,11 @@ class Submission:
     declared_languages: tuple[str, ...] = ()
     # Declared by the submitter: the model was trained or tuned on Nirdesha data (shown as a marker).
     trained_on_nirdesha: bool = False
+    # Queued by an operator from the catalogue (manage.py queue_catalogue), not a person's own
+    # submission: the daily quota, which protects the workers from one person, does not apply.
+    from_catalogue: bool = False
+    # The submitter asked for an e-mail when the run ends (DONE, or FAILED with the reason).
+    notify_by_email: bool = False
 
 
 def quota_window_start(now: datetime | None = None) -> datetime:
@@ -75,6 +82,9 @@ def current_engine_version() -> str:
 
 def check_model(user, model: str, revision: str = "") -> ModelCheck:
     """Find the model and pin its revision, refusing what cannot or may not be evaluated."""
+    if user.is_staff and model.strip() in LEXICAL_NAMES:
+        # A lexical baseline has no weights; its revision is the description of its settings.
+        return ModelCheck(name=model.strip(), is_local=False, commit=LexicalBackend(model.strip()).revision)
     try:
         name = validate_reference(model)
         if is_local_reference(name):
@@ -191,6 +201,7 @@ def _record_run(
     revision: str = "",
     note: str = "",
     details: dict | None = None,
+    notify_by_email: bool = False,
     tasks: list[str] | None = None,
     languages: list[str] | None = None,
 ) -> Run:
@@ -211,6 +222,7 @@ def _record_run(
         engine_version=engine_version,
         submitted_by=user,
         note=note,
+        notify_by_email=notify_by_email,
         tasks=list(tasks or []),
         languages=list(languages or []),
         created_at=now,
@@ -265,14 +277,15 @@ def submit(user, submission: Submission) -> Run:
     if dataset is None or not Dataset.objects.evaluable().filter(pk=dataset.pk).exists():
         raise SubmissionRefused("There is no dataset to evaluate on yet.", code="no_dataset", field="dataset")
     # A cheap look before asking the Hub; the binding count is repeated under the lock below.
-    if submissions_left(user) <= 0:
+    limited = not submission.from_catalogue
+    if limited and submissions_left(user) <= 0:
         raise _quota_refusal()
     check = check_model(user, submission.model, submission.revision)
     engine_version = current_engine_version()
     try:
         with transaction.atomic():
             _lock_submitter(user)
-            if submissions_left(user) <= 0:
+            if limited and submissions_left(user) <= 0:
                 raise _quota_refusal()
             model, created = EmbeddingModel.objects.get_or_create(
                 name=check.name, defaults=new_model_description(user, submission, check)
@@ -292,6 +305,7 @@ def submit(user, submission: Submission) -> Run:
                 user=user,
                 revision=submission.revision.strip(),
                 note=submission.note,
+                notify_by_email=submission.notify_by_email,
                 details={
                     "submission": {
                         **check.summary(),

@@ -10,4 +10,6 @@ urlpatterns = [
     path("runs/<int:run_id>/status/", views.run_status, name="run_status"),
     path("runs/<int:run_id>/cancel/", views.cancel_run, name="run_cancel"),
     path("runs/<int:run_id>/requeue/", views.requeue_run, name="run_requeue"),
+    path("runs/<int:run_id>/withdraw/", views.withdraw_run, name="run_withdraw"),
+    path("runs/<int:run_id>/restore/", views.restore_run, name="run_restore"),
 ]

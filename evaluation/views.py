@@ -16,12 +16,14 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from evaluation.api.serializers import RunStatusSerializer
+from evaluation.engine.registry import TASKS
 from evaluation.forms import SubmissionForm
 from evaluation.models import Dataset, Run
 from evaluation.outbox import BrokerUnavailable
 from evaluation.ratelimits import check_submission_rate
 from evaluation.redaction import public_log
 from evaluation.submissions import SubmissionRefused, submissions_left, submit
+from leaderboard.standing import cached_run_standing
 
 QUEUE_DOWN_MESSAGE = (
     "Run {pk} is recorded, but the job queue cannot be reached right now. It will start on its own when the "
@@ -61,6 +63,18 @@ def _login_to_submit(view: Callable[..., HttpResponse]) -> Callable[..., HttpRes
     return wrapper
 
 
+def _submit_context(request: HttpRequest, form: SubmissionForm, refusal: SubmissionRefused | None) -> dict:
+    return {
+        "form": form,
+        "refusal": refusal,
+        "limits": _limits(request.user),
+        "versions": Dataset.objects.for_submit_page(),
+        # The version a submission runs on unless staff choose another, and who it is ranked against there.
+        "target": Dataset.objects.default_for_submissions(),
+        "tasks": [spec.short_title for spec in TASKS.values()],
+    }
+
+
 @_login_to_submit
 def submit_model(request: HttpRequest) -> HttpResponse:
     form = SubmissionForm(request.POST or None, user=request.user)
@@ -85,24 +99,13 @@ def submit_model(request: HttpRequest) -> HttpResponse:
             run = pending.args[0]
             form.add_error(None, QUEUE_DOWN_MESSAGE.format(pk=run.pk))
             refusal = SubmissionRefused(QUEUE_DOWN_MESSAGE, code="queue_unavailable", field=None, run=run)
-            context = {
-                "form": form,
-                "refusal": refusal,
-                "limits": _limits(request.user),
-                "versions": Dataset.objects.for_submit_page(),
-            }
-            response = render(request, "evaluation/submit.html", context, status=503)
+            response = render(request, "evaluation/submit.html", _submit_context(request, form, refusal), status=503)
             response["Retry-After"] = "60"
             return response
         else:
             messages.success(request, f"Submitted. Run {run.pk} is queued; this page follows it live.")
             return redirect(run)
-    context = {
-        "form": form,
-        "refusal": refusal,
-        "limits": _limits(request.user),
-        "versions": Dataset.objects.for_submit_page(),
-    }
+    context = _submit_context(request, form, refusal)
     status = 429 if refusal is not None and refusal.code in ("rate_limited", "quota") else 200
     return render(request, "evaluation/submit.html", context, status=status)
 
@@ -121,6 +124,9 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
         "attempt_history": run.attempt_history,
         "can_cancel": run.can_be_cancelled_by(request.user),
         "can_requeue": run.can_be_requeued_by(request.user),
+        "can_withdraw": run.can_be_withdrawn_by(request.user),
+        "can_restore": run.can_be_restored_by(request.user),
+        "standing": cached_run_standing(run) if run.withdrawn_at is None else None,
     }
     return render(request, "evaluation/run_detail.html", context)
 
@@ -169,4 +175,30 @@ def requeue_run(request: HttpRequest, run_id: int) -> HttpResponse:
             messages.success(request, "The run is back in the queue.")
         else:
             messages.error(request, "Only failed or cancelled runs can be re-queued.")
+    return redirect(run)
+
+
+@login_required
+@require_POST
+def withdraw_run(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = _get_run_for_manager(request, run_id)
+    if not run.can_be_withdrawn_by(request.user):
+        messages.error(request, "Only a finished run on the board can be withdrawn.")
+    elif run.withdraw():
+        messages.success(request, "The run is off the leaderboard; its page and files stay. Staff can restore it.")
+    else:
+        messages.error(request, "The run was already withdrawn.")
+    return redirect(run)
+
+
+@login_required
+@require_POST
+def restore_run(request: HttpRequest, run_id: int) -> HttpResponse:
+    if not request.user.is_staff:
+        raise PermissionDenied("Only staff can restore a withdrawn run.")
+    run = _get_run_for_manager(request, run_id)
+    if run.restore():
+        messages.success(request, "The run is back on the leaderboard.")
+    else:
+        messages.error(request, "The run was not withdrawn.")
     return redirect(run)

@@ -28,6 +28,9 @@ def run_facts(run: Run) -> mteb_export.RunFacts:
         license=model.license,
         release_date=model.release_date.isoformat() if model.release_date else None,
         open_weights=model.open_weights,
+        kind=model.kind,
+        declared_languages=tuple(model.declared_languages or ()),
+        hub_url=model.hub_url,
     )
 
 

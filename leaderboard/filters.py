@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import django_filters
 from django import forms
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 
 from evaluation.languages import LANGUAGES
 from evaluation.models import Dataset, EmbeddingModel, Run
@@ -134,10 +134,7 @@ class LeaderboardFilter(django_filters.FilterSet):
         form = LanguageSelectionForm
 
     def filter_search(self, queryset: QuerySet[Run], name: str, value: str) -> QuerySet[Run]:
-        words = value.split()
-        for word in words:
-            queryset = queryset.filter(Q(model__name__icontains=word) | Q(model__display_name__icontains=word))
-        return queryset
+        return queryset.matching(value)
 
     def filter_weights(self, queryset: QuerySet[Run], name: str, value: str) -> QuerySet[Run]:
         return queryset.filter(model__open_weights=True) if value == "open" else queryset

@@ -44,6 +44,9 @@ class RunFacts:
     release_date: str | None = None
     open_weights: bool | None = None
     evaluated_at: str | None = None
+    kind: str = "dense"
+    declared_languages: tuple[str, ...] = ()
+    hub_url: str = ""
 
 
 def mteb_metric_name(metric: str) -> str:
@@ -103,18 +106,67 @@ def task_results(facts: RunFacts, scores: Iterable[ScoreRow]) -> dict[str, dict]
     return results
 
 
+# The licence ids mteb's ModelMeta accepts (mteb 2.26.24, mteb/models/model_meta.py, LICENSES), besides a URL.
+MTEB_LICENCES = frozenset(
+    {
+        "not specified", "mit", "cc-by-2.0", "cc-by-3.0", "cc-by-4.0", "cc-by-sa-3.0", "cc-by-sa-4.0",
+        "cc-by-nc-3.0", "cc-by-nc-4.0", "cc-by-nc-sa-3.0", "cc-by-nc-sa-4.0", "cc-by-nc-nd-4.0", "cc-by-nd-4.0",
+        "openrail", "openrail++", "odc-by", "afl-3.0", "apache-2.0", "cc-by-nd-2.1-jp", "cc0-1.0", "bsd-3-clause",
+        "gpl-3.0", "lgpl", "lgpl-3.0", "cdla-sharing-1.0", "mpl-2.0", "msr-la-nc", "multiple", "gemma", "eupl-1.2",
+        "openmdw-1.1",
+    }
+)  # fmt: skip
+# mteb requires "organisation/name"; a lexical baseline of this site has a bare name, so it is named
+# under the site's own namespace rather than under mteb's baselines (which are other implementations).
+BASELINE_NAMESPACE = "nirdesha-baselines"
+
+
+# mteb's own name for a model whose name is unknown (ModelMeta.create_empty).
+UNKNOWN_NAME = "no_model_name/available"
+
+
+def mteb_model_name(facts: RunFacts) -> str:
+    """A Hub id as it is; a baseline under the site's namespace; a local folder (no public name) as unknown."""
+    if facts.kind == "lexical":
+        return f"{BASELINE_NAMESPACE}/{facts.model_name}"
+    return facts.model_name if "/" in facts.model_name else UNKNOWN_NAME
+
+
+def mteb_licence(licence: str) -> str | None:
+    """The licence as mteb names it (lower-case SPDX ids); None (unknown) for anything it does not know."""
+    spdx = licence.strip().lower()
+    return spdx if spdx in MTEB_LICENCES else None
+
+
 def model_meta(facts: RunFacts) -> dict:
-    """The parts of MTEB's model_meta.json that we know."""
+    """MTEB's model_meta.json (every field of mteb's ModelMeta), with None wherever we do not know the fact.
+
+    As mteb's own ModelMeta.create_empty() does, an unknown fact is None, never a guess: the memory
+    use, the similarity function the model was trained for, its use of instructions, its training
+    data and code are not recorded here, and a missing revision is "no_revision_available".
+    """
+    languages = [language_script(code) for code in facts.declared_languages]
     return {
-        "name": facts.model_name,
-        "revision": facts.revision or None,
+        "name": mteb_model_name(facts),
+        "revision": facts.revision or "no_revision_available",
         "release_date": facts.release_date,
+        "languages": languages or None,
+        "loader": None,
         "n_parameters": facts.parameter_count,
-        "embed_dim": facts.embedding_dimension,
+        "memory_usage_mb": None,
         "max_tokens": facts.max_tokens,
-        "license": facts.license or None,
+        "embed_dim": facts.embedding_dimension,
+        "license": mteb_licence(facts.license),
         "open_weights": facts.open_weights,
-        "framework": ["Sentence Transformers"],
+        "public_training_code": None,
+        "public_training_data": None,
+        # Dense models are loaded and run with sentence-transformers here; a lexical baseline with none of these.
+        "framework": ["Sentence Transformers"] if facts.kind != "lexical" else [],
+        "reference": facts.hub_url or None,
+        "similarity_fn_name": None,
+        "use_instructions": None,
+        "training_datasets": None,
+        "model_type": ["sparse"] if facts.kind == "lexical" else ["dense"],
     }
 
 

@@ -209,6 +209,13 @@ class Selection:
     def run_ids(self) -> list[int]:
         return [run.pk for run in self.runs]
 
+    def found_elsewhere(self) -> list[Dataset]:
+        """When a search matches no run on this version: the versions where it does, newest first."""
+        search = (self.form.cleaned_data.get("q") or "").strip()  # type: ignore[attr-defined]
+        if not search or self.runs:
+            return []
+        return list(Dataset.objects.where_found(search, excluding=self.dataset))
+
     @property
     def language_names(self) -> str:
         if self.languages and self.languages == [code for code in self.available if code != "eng"]:
@@ -298,6 +305,7 @@ def _filters_context(selection: Selection, page_params: tuple[str, ...] = ()) ->
         "extra_hidden": _params(selection.query, page_params),
         "hidden_for_choice": filters + _params(selection.query, ("sort",)),
         "open_filters": bool(selection.errors),
+        "found_elsewhere": selection.found_elsewhere(),
     }
 
 
@@ -505,37 +513,6 @@ def overview_page(params: QueryDict) -> Page:
     return Page("Leaderboard", context, {"overview": export})
 
 
-@dataclass(frozen=True)
-class Standing:
-    """Where a run stands on its version's default board: its rank interval among `ranked` models."""
-
-    rank: tuple[int, int] | None
-    ranked: int
-    ranked_over: tuple[str, ...]
-    block: str
-    block_label: str
-
-    @property
-    def label(self) -> str:
-        if self.rank is None:
-            return f"not ranked: {self.block_label}"
-        best, worst = self.rank
-        shown = str(best) if best == worst else f"{best}–{worst}"
-        return f"rank {shown} of {self.ranked}"
-
-
-def run_standing(run: Run) -> Standing | None:
-    """The run's standing on the default overview of its benchmark version (the one ranking rule).
-
-    For the run page ("rank X of N"); None when the run is not on that board (not finished)."""
-    table = overview_page(QueryDict(f"dataset={run.dataset_id}")).context["table"]
-    row = next((row for row in table.rows if row.run.id == run.pk), None)
-    if row is None:
-        return None
-    ranked = sum(1 for other in table.rows if other.rank is not None)
-    return Standing(row.rank, ranked, row.ranked_over, row.block, row.block_label)
-
-
 # ---------------------------------------------------------------------------------------------- task pages
 
 
@@ -626,6 +603,10 @@ def task_page(params: QueryDict, task: str) -> Page:
         "tables": tables,
         "figure": figure,
         "infos": infos,
+        # Every model shown lacks this task on this version: one sentence says so instead of empty tables.
+        "no_values": bool(first.rows) and all(mean.missing for _, _, mean in first.rows),
+        "published_only": bool(infos) and all(info.is_published for info in infos),
+        "task_short": spec.short_title,
         # Re-runs with per-query rank files: their cells link to the language's queries (leaderboard/errors.py).
         "per_query_runs": errors.runs_with_rank_files(selection.run_ids),
         "chance_levels": chance_levels(spec, spec.shown_metrics, pool_size),
@@ -899,6 +880,8 @@ def crosslingual_page(params: QueryDict) -> Page:
         "runs": runs,
         "diagonal_task": diagonal_task,
         "heatmap": heat,
+        # The same matrix as a list per query language, which a phone shows instead of the heatmap.
+        "matrix_rows": [(names[i], list(zip(names, row, strict=True))) for i, row in enumerate(matrix or [])],
         "asymmetry": asym_figure,
         "same_script": same_script,
         "cross_script": cross_script,

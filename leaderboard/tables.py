@@ -281,7 +281,31 @@ class OverviewTable:
     @property
     def visible_columns(self) -> list[Column]:
         """Columns with any result for the selection; an all-empty column is explained in a note instead."""
-        return [column for column in self.columns if self.expected.get(column.key, 0) > 0]
+        return [
+            column
+            for column in self.columns
+            if self.expected.get(column.key, 0) > 0 and column.key not in self._valueless_columns()
+        ]
+
+    def _valueless_columns(self) -> dict[str, list[str]]:
+        """Columns in which no shown row has a value (column key → the cells' reasons); none without rows."""
+        found = {}
+        for column in self.columns:
+            cells = [row.cells[column.key] for row in self.rows]
+            if cells and all(cell.missing for cell in cells):
+                found[column.key] = sorted({cell.note for cell in cells if cell.note})
+        return found
+
+    @property
+    def empty_column_notes(self) -> list[str]:
+        """One sentence per column hidden because no shown model has a value in it on this version."""
+        labels = {column.key: column.label for column in self.columns}
+        return [
+            f"{labels[key]} is hidden: no model shown has a value on this version"
+            + (f" ({'; '.join(reasons)})." if reasons else ".")
+            for key, reasons in self._valueless_columns().items()
+            if self.expected.get(key, 0) > 0
+        ]
 
 
 def parse_sort(sort: str | None, columns: Sequence[Column]) -> tuple[str, bool]:

@@ -19,6 +19,7 @@ from leaderboard.cache import generation_key
 from leaderboard.diagnostics import diagnostics_page
 from leaderboard.reproduce_page import reproduce_page
 from leaderboard.responses import public_page
+from leaderboard.standing import run_standing, version_query
 
 
 @require_GET
@@ -59,7 +60,16 @@ def compare(request: HttpRequest) -> HttpResponse:
 def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     # Visibility is decided before the cache is read: a cached page of a private run is never served.
     get_object_or_404(Run.objects.visible_to(request.user), pk=run_id)
-    return public_page(request, f"run-{run_id}", "leaderboard/run_detail.html", lambda: pages.run_page(run_id))
+    return public_page(request, f"run-{run_id}", "leaderboard/run_detail.html", lambda: _run_page(run_id))
+
+
+def _run_page(run_id: int) -> pages.Page:
+    """The run's page with where it stands on its version; its links keep that version."""
+    page = pages.run_page(run_id)
+    run = page.context["run"]
+    page.context["standing"] = run_standing(run)
+    page.context["version_query"] = version_query(run.dataset_id) if run.status == Run.Status.DONE else ""
+    return page
 
 
 @require_GET

@@ -227,15 +227,48 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 100,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }
+API_QUICK_START = """Read API for benchmark results, datasets and agreement; submissions for signed-in users.
+
+## Quick start
+
+1. **Get a token.** Sign in, open [your API token page](/accounts/api-token/) and create one. Send it as
+   `Authorization: Token <key>`; replacing it stops the old one at once.
+2. **Submit a model.** `POST /api/submissions/` with `{"model": "owner/name"}` (optionally `revision`,
+   `declared_languages`):
+
+       curl -H "Authorization: Token $TOKEN" -H "Content-Type: application/json" \\
+            -d '{"model": "owner/name"}' https://HOST/api/submissions/
+
+   The answer (201) is the new run, with its `id`; a refusal says why in `detail` and `code` (409 names the
+   run that already evaluates that commit).
+3. **Poll.** `GET /api/submissions/{id}/` every few seconds until `is_terminal` is true; `status`,
+   `stage_detail` and `progress` say where it is.
+4. **Read the results.** When `status` is `DONE` the same answer lists its `scores`;
+   `GET /api/leaderboard/` ranks it among the other runs of its version, and its page on the site is
+   `/results/{id}/`.
+"""
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "Nirdesha Leaderboard API",
-    "DESCRIPTION": "Read API for benchmark results, datasets and agreement; submissions for signed-in users.",
+    "DESCRIPTION": API_QUICK_START,
+    # Operations grouped by what a researcher does first: submit and follow a run, then read results.
+    "TAGS": [
+        {"name": "submissions", "description": "Submit a model and follow its run (token needed)."},
+        {"name": "leaderboard", "description": "Where models stand on a benchmark version."},
+        {"name": "runs", "description": "Finished runs, with their manifests."},
+        {"name": "scores", "description": "Every score with its interval."},
+        {"name": "models", "description": "The models and their facts."},
+        {"name": "datasets", "description": "Benchmark versions and their cards."},
+        {"name": "annotation", "description": "Human validation: campaigns, ratings and agreement."},
+    ],
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # Serve the docs page's scripts from our own static files: no CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
-    "REDOC_DIST": "SIDECAR",
+    # Redoc's bundle comes from the sidecar package, served by config.views.redoc_bundle without the
+    # one asset it would fetch from Redocly's CDN.
+    "REDOC_DIST": "/api/docs/redoc",
     # Bad parameters, unknown ids and missing log-ins are documented too (config/schema.py).
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
@@ -262,6 +295,8 @@ LOGIN_REDIRECT_URL = "/"
 LOGIN_URL = "account_login"
 EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "leaderboard@nirdesha.local")
+# The site's address as people reach it, for links in e-mails (no request to build them from).
+SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
 
 # Human validation: an item handed to an annotator returns to the pool when they have not rated it
 # within this many seconds, so abandoned items never block a campaign.

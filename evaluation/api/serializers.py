@@ -112,6 +112,11 @@ class SubmissionCreateSerializer(serializers.Serializer):
     trained_on_nirdesha = serializers.BooleanField(
         required=False, default=False, help_text="The model was trained or tuned on Nirdesha data (shown as a marker)."
     )
+    notify_by_email = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="E-mail me when the run ends (DONE, or FAILED with the reason).",
+    )
     dataset = serializers.PrimaryKeyRelatedField(
         queryset=Dataset.objects.evaluable(),
         required=False,

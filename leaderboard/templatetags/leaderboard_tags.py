@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
 from django import template
 from django.http import QueryDict
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
 
@@ -109,12 +112,13 @@ def ordered_cells(row, columns) -> list[Cell]:
 
 @register.filter
 def params(count: int | None) -> str:
-    """A parameter count in millions or billions: 560000000 -> '560M'."""
+    """A parameter count with three significant figures: 22713728 -> '22.7M', 560000000 -> '560M', 1.1B, 412K."""
     if not count:
         return ""
-    if count >= 1_000_000_000:
-        return f"{count / 1_000_000_000:.1f}B"
-    return f"{round(count / 1_000_000)}M"
+    for size, unit in ((1_000_000_000, "B"), (1_000_000, "M"), (1_000, "K")):
+        if count >= size:
+            return f"{count / size:.3g}{unit}"
+    return str(count)
 
 
 @register.filter
@@ -179,3 +183,21 @@ def folder_name(path: str) -> str:
 def format_value(metric: str, value: float | None) -> str:
     """A stored value in its metric's scale, rounded once (leaderboard.tables.format_metric)."""
     return format_metric(metric, value)
+
+
+# The site's one way of writing a moment: "23 Nov 2026, 08:16 UTC", machine-readable in <time datetime>.
+MOMENT_FORMAT = "%d %b %Y, %H:%M UTC"
+
+
+@register.filter
+def moment(value: datetime | str | None, local: str = "") -> str:
+    """A <time> element in the site's one format; `moment:"local"` lets local-time.js show the reader's own zone."""
+    when = parse_datetime(value) if isinstance(value, str) else value
+    if when is None:
+        return ""
+    if timezone.is_naive(when):
+        when = timezone.make_aware(when, UTC)
+    utc = when.astimezone(UTC)
+    text = utc.strftime(MOMENT_FORMAT).lstrip("0")
+    marker = ' data-local=""' if local == "local" else ""
+    return format_html('<time datetime="{}"{}>{}</time>', utc.isoformat(), mark_safe(marker), text)

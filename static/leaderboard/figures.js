@@ -50,6 +50,7 @@
         layout.title = Object.assign({}, layout.title, { text: lines.join("<br>"), font: { size: 12 }, x: 0, xanchor: "left" });
       }
       config.displayModeBar = false;
+      topModelsOnly(element, figure.data);
     }
     Plotly.newPlot(element, figure.data, layout, config)
       .then(function () {
@@ -70,6 +71,26 @@
         }
       })
       .catch(function (error) { fail(element, error && error.message ? error.message : String(error)); });
+  }
+  // A bar chart of many models (T2: 8 models × 12 languages, 96 bars) is unreadable on a phone: it
+  // starts with the first TOP_N models (the figures list the best first) and a button shows them all;
+  // the legend still names every model, and a tap on an entry shows or hides it.
+  var TOP_N = 3;
+  var MAX_BARS = 36;
+  function topModelsOnly(element, traces) {
+    var bars = traces.filter(function (trace) { return trace.type === "bar"; });
+    var count = bars.reduce(function (total, trace) { return total + ((trace.x || trace.y || []).length || 0); }, 0);
+    if (bars.length <= TOP_N || count <= MAX_BARS) { return; }
+    bars.slice(TOP_N).forEach(function (trace) { trace.visible = "legendonly"; });
+    var button = document.createElement("button");
+    button.type = "button";
+    button.className = "secondary show-all-bars";
+    button.textContent = "Show all " + bars.length + " models";
+    button.addEventListener("click", function () {
+      Plotly.restyle(element, { visible: true });
+      button.remove();
+    });
+    element.insertAdjacentElement("afterend", button);
   }
   function drawAll() { document.querySelectorAll("[data-figure]").forEach(draw); }
   // filters.js swaps the page body in place and asks for the new figures to be drawn.

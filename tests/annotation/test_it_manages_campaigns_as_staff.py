@@ -134,3 +134,15 @@ def test_it_downloads_a_campaign_as_csv_and_json(staff_client, validation_datase
     assert data["items"][0]["ratings"][0]["comment"] == "ok-ish"
     assert staff_client.get(reverse("annotation:staff_campaign_export", args=[campaign.pk, "xml"])).status_code == 404
     assert Lease.objects.count() == 0
+
+
+def test_it_offers_only_versions_whose_items_are_here_and_refuses_a_results_only_one(staff_client, validation_dataset):
+    from tests.factories import make_dataset
+
+    results_only = make_dataset("nirdesha", "1.0")
+    form = staff_client.get(reverse("annotation:staff_campaign_new")).content.decode()
+    assert f'<option value="{validation_dataset.pk}"' in form and f'<option value="{results_only.pk}"' not in form
+    refused = create(staff_client, results_only)
+    assert refused.status_code == 400
+    assert "That version&#x27;s items are not on this server, so it cannot be sampled." in refused.content.decode()
+    assert Campaign.objects.count() == 0

@@ -15,6 +15,7 @@ PURE_MODULES = [
     *ENGINE_MODULES,
     "evaluation.dataset_files",
     "evaluation.languages",
+    "evaluation.gpu_estimate",
     "evaluation.public",
     "evaluation.redaction",
     "leaderboard.tables",

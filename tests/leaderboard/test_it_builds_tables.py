@@ -96,7 +96,12 @@ def test_it_leaves_out_columns_without_results_from_the_overall_score():
     assert {row.run.id: round(row.overall.value, 6) for row in table.rows} == {1: 0.3, 2: 0.3}
     assert table.rows[0].cells["t2"].note == "no results for this selection"
     assert "T2 cross R@1, T3 cross R@1" in table.notes[0]
-    assert [column.key for column in table.visible_columns] == ["t1", "t3", "t4_auroc", "t4_ece"]
+    # T4 has no value for any row: its columns are hidden too, each with one sentence saying why.
+    assert [column.key for column in table.visible_columns] == ["t1", "t3"]
+    assert table.empty_column_notes == [
+        "T4 AUROC is hidden: no model shown has a value on this version (not covered).",
+        "T4 ECE is hidden: no model shown has a value on this version (not covered; reference ECE not comparable).",
+    ]
 
 
 @pytest.mark.parametrize(

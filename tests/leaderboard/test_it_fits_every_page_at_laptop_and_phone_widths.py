@@ -11,6 +11,7 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from rest_framework.authtoken.models import Token
 
 from evaluation.models import Dataset, Run, Score
 from tests.annotation.helpers import make_annotator, make_campaign
@@ -29,7 +30,8 @@ def site(published, validation_with_bins):
     call_command("import_dataset", str(VALIDATION_DIR), stdout=StringIO(), stderr=StringIO())
     items = Dataset.objects.get(name="nirdesha-validation", version="1.0")
     call_command("import_judgements", str(VALIDATION_DIR), stdout=StringIO())
-    make_researcher()
+    # A token makes the token page as wide as it gets: its key, and the curl example that quotes it.
+    Token.objects.create(user=make_researcher())
     make_annotator("asha.annotator@example.org", "urd")
     # An open campaign with items left to rate, for the rating page.
     make_campaign(items, "urd", size=20)
@@ -60,12 +62,14 @@ def public_pages(site) -> list[tuple[str, str]]:
         ("compare", f"/compare/?{site['three']}"),
         ("diagnostics", f"/diagnostics/?dataset={validation}"),
         ("run", f"/results/{site['alpha'].pk}/"),
+        ("run-live", f"/evaluation/runs/{site['alpha'].pk}/"),
         ("run-published", f"/results/{site['bge'].pk}/"),
         ("datasets", "/datasets/"),
         ("dataset", f"/datasets/{validation}/"),
         ("agreement", "/annotate/agreement/"),
         ("login", "/accounts/login/?next=/evaluation/submit/"),
         ("signup", "/accounts/signup/"),
+        ("api-docs", "/api/docs/"),
     ]
 
 
@@ -104,7 +108,14 @@ def test_it_fits_every_page(browser, live_server, site, viewport):
         for name, path in public_pages(site):
             check(page, live_server.url, name, path, viewport["width"])
         log_in(page, live_server.url, "rahul.researcher@example.org")
-        check(page, live_server.url, "submit", "/evaluation/submit/", viewport["width"])
+        # Every page of the navigation and the account menu that needs a person.
+        for name, path in (
+            ("submit", "/evaluation/submit/"),
+            ("my-submissions", "/evaluation/runs/"),
+            ("token", "/accounts/api-token/"),
+            ("annotate", "/annotate/"),
+        ):
+            check(page, live_server.url, name, path, viewport["width"])
         page.goto(live_server.url + "/accounts/logout/")
         page.click("form button[type=submit]")
         log_in(page, live_server.url, "asha.annotator@example.org")
@@ -145,3 +156,58 @@ def test_it_gives_each_model_one_colour_in_every_chart(page, live_server, site):
     assert all(len(found) == 1 for found in seen.values()), seen
     # Eight models, eight colours.
     assert len({next(iter(found)) for found in seen.values()}) == 8
+
+
+def test_the_overview_keeps_model_and_overall_in_view_on_a_phone(browser, live_server, site):
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=1)
+    page = context.new_page()
+    try:
+        page.goto(live_server.url + "/")
+        page.wait_for_load_state("networkidle")
+        for scrolled in (False, True):
+            if scrolled:
+                # Scrolled to the last column, the numbers move under the model's cell.
+                page.evaluate("() => { const box = document.querySelector('.table-wrap'); box.scrollLeft = 10000; }")
+                assert page.evaluate("() => document.querySelector('.table-wrap').scrollLeft") > 0
+            cells = page.evaluate(
+                """() => [...document.querySelectorAll('#overview-table tbody td.model')].map(cell => {
+                    const box = cell.getBoundingClientRect();
+                    const shown = pseudo => getComputedStyle(cell, pseudo).content;
+                    return [box.left, box.right, shown('::before'), shown('::after'), cell.dataset.overall];
+                })"""
+            )
+            assert len(cells) >= 8
+            for left, right, before, after, overall in cells:
+                assert 0 <= left < right <= PHONE["width"], (scrolled, cells)
+                assert before.startswith('"Rank ') and after == f'"Overall {overall}"'
+        first = page.evaluate("() => document.querySelector('#overview-table tbody td.model').dataset.overall")
+        assert first == page.inner_text("#overview-table tbody tr:first-child td:nth-child(5)").split()[0]
+        page.locator("#overview-table").scroll_into_view_if_needed()
+        save_screenshot(page, "overview-phone-scrolled", full_page=False)
+    finally:
+        context.close()
+
+
+def test_a_chart_of_many_bars_starts_with_the_top_three_models_on_a_phone(browser, live_server, site):
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=1)
+    page = context.new_page()
+    visible = """() => document.querySelector('[data-figure="figure-languages"]').data
+        .filter(trace => trace.visible !== 'legendonly').length"""
+    try:
+        page.goto(live_server.url + "/tasks/t2/")
+        assert_figures_drawn(page, expected_traces={"figure-languages": 8})
+        assert page.evaluate(visible) == 3
+        button = page.get_by_role("button", name="Show all 8 models")
+        button.click()
+        page.wait_for_function(visible.replace("() =>", "() => 8 ===", 1))
+        assert not button.count()
+    finally:
+        context.close()
+    laptop = browser.new_context(viewport=LAPTOP)
+    page = laptop.new_page()
+    try:
+        page.goto(live_server.url + "/tasks/t2/")
+        assert_figures_drawn(page)
+        assert page.evaluate(visible) == 8 and not page.get_by_role("button", name="Show all 8 models").count()
+    finally:
+        laptop.close()

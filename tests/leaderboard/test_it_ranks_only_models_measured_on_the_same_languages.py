@@ -55,10 +55,10 @@ def test_it_shows_the_blocks_on_the_page_and_in_the_chart(client, published):
 
 def test_a_runs_standing_follows_the_same_rule(published):
     from evaluation.models import Run
-    from leaderboard.pages import run_standing
+    from leaderboard.standing import run_standing
 
     e5 = run_standing(Run.objects.get(model__display_name="E5-Large-Instruct"))
-    assert e5.rank == (1, 1) and e5.ranked == 5 and len(e5.ranked_over) == 12
-    assert e5.label == "rank 1 of 5"
+    assert e5.overall.rank == "1" and e5.overall.count == 5
+    assert not e5.unranked
     mpnet = run_standing(Run.objects.get(model__name__endswith="paraphrase-multilingual-mpnet-base-v2"))
-    assert mpnet.rank is None and mpnet.label.startswith("not ranked: Models declaring fewer")
+    assert mpnet.places == [] and mpnet.unranked.startswith("Models declaring fewer")

@@ -84,4 +84,12 @@ def test_it_publishes_a_schema_and_local_docs(client):
     for path in ("/api/leaderboard/", "/api/scores/", "/api/runs/{id}/", "/api/datasets/{id}/agreement/"):
         assert path in text
     docs = client.get("/api/docs/").content.decode()
-    assert "drf_spectacular_sidecar" in docs and "cdn." not in docs and "fonts.googleapis" not in docs
+    assert '<script src="/api/docs/redoc/bundles/redoc.standalone.js">' in docs
+    assert "cdn." not in docs and "fonts.googleapis" not in docs
+    # The bundle is the sidecar's own Redoc, served here without the logo it would fetch from Redocly's CDN.
+    bundle = client.get("/api/docs/redoc/bundles/redoc.standalone.js").content
+    assert b"Redoc" in bundle and len(bundle) > 500_000 and b"cdn.redoc.ly" not in bundle
+    # The quick start comes first, and the operations are grouped by what a researcher does first.
+    schema_json = client.get("/api/schema/?format=json").json()
+    assert "## Quick start" in schema_json["info"]["description"]
+    assert [tag["name"] for tag in schema_json["tags"]][:2] == ["submissions", "leaderboard"]
