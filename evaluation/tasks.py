@@ -7,6 +7,7 @@ evaluations, `default` for the sweeper that beat runs every RUN_SWEEP_INTERVAL_S
 from __future__ import annotations
 
 from celery import chord, shared_task
+from celery.signals import celeryd_init
 from django.conf import settings
 
 from evaluation import outbox, worker
@@ -95,3 +96,20 @@ def sweep_stalled_runs() -> list[int]:
     # Runs recorded while the broker was down are sent now that it answers (evaluation/outbox.py).
     outbox.publish_pending()
     return requeued
+
+
+@celeryd_init.connect
+def refuse_a_gpu_worker_without_a_gpu(sender=None, conf=None, options=None, **kwargs) -> None:
+    """A worker started with `-Q gpu` stops at once, saying why, when it cannot use a GPU (worker.py)."""
+    queues = (options or {}).get("queues")
+    if not queues or worker.GPU_QUEUE not in str(queues):
+        return
+    problem = worker.gpu_worker_problem(
+        queues,
+        cuda_usable=worker.cuda_usable(),
+        device=settings.EVALUATION_DEVICE,
+        allow_cpu=settings.EVALUATION_ALLOW_CPU,
+    )
+    if problem:
+        # SystemExit, because Celery logs and ignores any Exception a signal handler raises.
+        raise SystemExit(problem)

@@ -72,6 +72,47 @@ LIFECYCLE_KEYS = ("submission", "preflight", "attempts", "batch_size", "prefligh
 MAX_LOG_LINES = 5000
 
 
+# The queue whose tasks encode and score on the accelerator.
+GPU_QUEUE = "gpu"
+# What the encoder starts with when no batch size is set (encoders.SentenceTransformerEncoder.load on
+# a GPU); an out-of-memory retry halves it.
+AUTOMATIC_BATCH_SIZE = 1024
+
+
+def gpu_worker_problem(
+    queues: str | list[str] | None, *, cuda_usable: bool, device: str | None, allow_cpu: bool
+) -> str:
+    """Why a worker consuming these queues must not start, or "" when it may.
+
+    A worker of the `gpu` queue that cannot use a GPU would quietly evaluate every run on its CPU,
+    tens of times slower and in another precision; it refuses to start instead, unless it is told
+    to run on the CPU (EVALUATION_DEVICE=cpu or EVALUATION_ALLOW_CPU=true).
+    """
+    names = queues.split(",") if isinstance(queues, str) else list(queues or [])
+    if GPU_QUEUE not in {name.strip() for name in names}:
+        return ""
+    if cuda_usable or allow_cpu or (device or "").startswith("cpu"):
+        return ""
+    return (
+        "This worker consumes the gpu queue but has no usable CUDA device (torch cannot see or use one). "
+        "Give the container a GPU, or set EVALUATION_DEVICE=cpu or EVALUATION_ALLOW_CPU=true to evaluate on the CPU."
+    )
+
+
+def cuda_usable() -> bool:
+    """Whether torch sees a CUDA device and can allocate on it (a driver mismatch fails here, not mid-run)."""
+    import torch
+
+    if not torch.cuda.is_available():
+        return False
+    try:
+        torch.zeros(1, device="cuda").sum().item()
+    except Exception:
+        logger.exception("torch sees a CUDA device but cannot use it")
+        return False
+    return True
+
+
 class ClaimLost(Exception):
     """This worker no longer holds the run: it was presumed lost and the run went to another worker."""
 
@@ -323,17 +364,16 @@ def run_evaluation(
     echo: ProgressCallback | None = None,
 ) -> str:
     """Evaluate a checked run with the engine, resuming from the embedding cache after a lost worker."""
-    # The engine pulls in torch; only evaluation workers pay for importing it.
-    from evaluation.services import execute_run
-
     token = claim_token(worker)
     stale_before = timezone.now() - timedelta(seconds=settings.RUN_STALL_SECONDS)
     run = Run.objects.claim_for_evaluation(run_id, token, stale_before)
     if run is None:
         logger.info("Run %s is not waiting for evaluation; nothing to do.", run_id)
         return SKIPPED
-    # A batch size halved by an earlier attempt wins over the one asked for.
-    batch_size = int(run.details.get("batch_size") or batch_size or settings.EVALUATION_BATCH_SIZE)
+    # A batch size halved by an earlier attempt wins over the one asked for; None is the encoder's
+    # automatic size (EVALUATION_BATCH_SIZE is unset by default, so the GPU budget is not overridden).
+    chosen = run.details.get("batch_size") or batch_size or settings.EVALUATION_BATCH_SIZE
+    batch_size = int(chosen) if chosen else None
     # Numbered over the run's whole history: a re-queue by staff restarts the retry count
     # (run.attempts) but keeps the earlier attempts on record.
     attempt = {
@@ -344,7 +384,7 @@ def run_evaluation(
     }
     attempts = [*_close_open_attempts(run, LOST), attempt]
     reporter = ProgressReporter(run, token, echo=echo)
-    reporter.log(f"Evaluation attempt {attempt['number']} started on {token} (batch size {batch_size})")
+    reporter.log(f"Evaluation attempt {attempt['number']} started on {token} (batch size {batch_size or 'automatic'})")
     started = run.write_as(token, details={**run.details, "attempts": attempts}, log_tail=reporter.tail.text())
     if not started:
         return LOST
@@ -356,6 +396,32 @@ def run_evaluation(
         attempt["log"] = _save_log(run, f"attempt-{attempt['number']}", reporter.full_log)
         return {**(run.details or {}), **owned, "attempts": attempts}
 
+    try:
+        return _evaluate_claimed(run, token, reporter, attempt, close, device, batch_size)
+    finally:
+        # Whatever the outcome, the model leaves the device (and host memory) before the task ends:
+        # the error's traceback, which kept the engine's frames alive, has been dropped by now.
+        from evaluation.engine.backends import release_models
+
+        release_models()
+
+
+def _evaluate_claimed(
+    run: Run,
+    token: str,
+    reporter: ProgressReporter,
+    attempt: dict,
+    close: Callable[..., dict],
+    device: str | None,
+    batch_size: int | None,
+) -> str:
+    # The engine pulls in torch; only evaluation workers pay for importing it.
+    from evaluation.engine.backends import release_models
+    from evaluation.services import execute_run
+
+    # A model that an earlier task of this process left behind (the traceback of an error that
+    # Celery retried kept it alive) is freed before another is loaded.
+    release_models()
     try:
         with LogCapture(reporter):
             execute_run(run, progress=reporter, device=device or settings.EVALUATION_DEVICE, batch_size=batch_size)
@@ -412,9 +478,12 @@ def encode_language(run_id: int, language: str) -> str:
     return DONE
 
 
-def _retry_or_fail(run: Run, token: str, reporter: ProgressReporter, exc: Exception, batch_size: int, close) -> str:
+def _retry_or_fail(
+    run: Run, token: str, reporter: ProgressReporter, exc: Exception, batch_size: int | None, close
+) -> str:
     """Retry our own transient failures (halving the batch after running out of memory), else fail."""
     out_of_memory = is_out_of_memory(exc)
+    batch_size = batch_size or (AUTOMATIC_BATCH_SIZE if out_of_memory else None)
     if not out_of_memory and not isinstance(exc, TRANSIENT_ERRORS):
         logger.exception("Evaluation of run %s crashed", run.pk)
         message = f"Internal error during the evaluation ({type(exc).__name__}: {str(exc)[:200]})."

@@ -58,6 +58,10 @@ class EncodeStats:
     seconds: float = 0.0
     batch_size: int | None = None
     batch_halvings: int = 0
+    # Tokens per forward pass the run ended with (fixed per device kind; smaller after halvings).
+    token_budget: int | None = None
+    # The precision the texts were encoded in (encoders.encoding_precision).
+    precision: str | None = None
 
 
 class _ChunkWriter:
@@ -226,6 +230,9 @@ class DenseBackend(Backend):
         stats.seconds = time.perf_counter() - started
         stats.batch_size = self.encoder.batch_size
         stats.batch_halvings = self.encoder.halvings
+        pipeline = self.encoder.pipeline()
+        stats.token_budget = pipeline.token_budget if pipeline is not None else None
+        stats.precision = self.encoder.precision
         return stats
 
     def vectors(self, text_set: TextSet) -> np.ndarray:
@@ -239,8 +246,9 @@ class DenseBackend(Backend):
     def pair_features(
         self, personas: TextSet, instructions: TextSet, persona_rows: np.ndarray, instruction_rows: np.ndarray
     ) -> np.ndarray:
-        u = self.vectors(personas)[persona_rows]
-        v = self.vectors(instructions)[instruction_rows]
+        # In float64, so that the classifier's features carry no float32 rounding of their own.
+        u = self.vectors(personas)[persona_rows].astype(np.float64)
+        v = self.vectors(instructions)[instruction_rows].astype(np.float64)
         return np.hstack([np.abs(u - v), u * v])
 
     def tokenizer_coverage(self, text_sets: list[TextSet]) -> dict | None:
@@ -332,6 +340,26 @@ class LexicalBackend(Backend):
         index = self._index(instructions)
         queries = [personas.texts[row] for row in persona_rows]
         return index.pair_scores(queries, np.asarray(instruction_rows))[:, None]
+
+
+def release_models() -> int:
+    """Free every model no longer referenced (reference cycles included) and the accelerator's cached
+    blocks; returns how many loaded models are still alive (0 after a finished run).
+
+    A finished run's backend and encoder form reference cycles (closures, the pipeline), which
+    Python frees only at its next cycle collection: until then the model would stay in GPU memory,
+    and an out-of-memory retry in the same worker process would load a second copy beside it.
+    """
+    import gc
+
+    import torch
+
+    from evaluation.engine.encoders import LOADED_MODELS
+
+    gc.collect()
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+    return len(LOADED_MODELS)
 
 
 @dataclass
