@@ -99,17 +99,6 @@ def sweep_stalled_runs() -> list[int]:
 
 
 @celeryd_init.connect
-def refuse_a_gpu_worker_without_a_gpu(sender=None, conf=None, options=None, **kwargs) -> None:
-    """A worker started with `-Q gpu` stops at once, saying why, when it cannot use a GPU (worker.py)."""
-    queues = (options or {}).get("queues")
-    if not queues or worker.GPU_QUEUE not in str(queues):
-        return
-    problem = worker.gpu_worker_problem(
-        queues,
-        cuda_usable=worker.cuda_usable(),
-        device=settings.EVALUATION_DEVICE,
-        allow_cpu=settings.EVALUATION_ALLOW_CPU,
-    )
-    if problem:
-        # SystemExit, because Celery logs and ignores any Exception a signal handler raises.
-        raise SystemExit(problem)
+def prepare_a_gpu_worker(sender=None, conf=None, options=None, **kwargs) -> None:
+    """A worker started with `-Q gpu` claims a GPU of its own, or stops at once saying why (worker.py)."""
+    worker.prepare_gpu_worker((options or {}).get("queues"))

@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
+from typing import IO
 
 import httpx2
 from celery.exceptions import SoftTimeLimitExceeded
@@ -100,17 +101,90 @@ def gpu_worker_problem(
 
 
 def cuda_usable() -> bool:
-    """Whether torch sees a CUDA device and can allocate on it (a driver mismatch fails here, not mid-run)."""
+    """Whether torch sees a CUDA device and can compute on it (a driver mismatch fails here, not mid-run).
+
+    The computation runs in a short-lived subprocess: CUDA initialised in the Celery parent would be
+    unusable in the children it forks.
+    """
+    import subprocess
+    import sys
+
+    probe = "import torch; assert torch.cuda.is_available(); torch.zeros(1, device='cuda').add(1).sum().item()"
+    try:
+        done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired):
+        logger.exception("The CUDA probe could not run")
+        return False
+    if done.returncode != 0:
+        logger.warning("No usable CUDA device: %s", done.stderr.strip()[-500:])
+    return done.returncode == 0
+
+
+# The device this worker process claimed for itself (claim_gpu), inherited by its pool's children.
+CLAIMED_DEVICE: str | None = None
+_GPU_LOCK: IO[str] | None = None
+
+
+def claim_gpu(lock_dir: Path, count: int) -> tuple[int, IO[str]] | None:
+    """Claim one of `count` GPUs for this process: the first whose lock file no other process holds.
+
+    Every gpu-worker replica sees all GPUs of the host and claims one through an exclusive lock on
+    `lock_dir/gpu-<index>.lock` (a volume shared by the replicas), so scaled replicas each get their
+    own GPU instead of all sharing cuda:0. The lock lives as long as the returned file stays open (the
+    worker's lifetime); the kernel releases it when the process ends, however it ends.
+    """
+    import fcntl
+
+    lock_dir.mkdir(parents=True, exist_ok=True)
+    for index in range(count):
+        handle = open(lock_dir / f"gpu-{index}.lock", "a+", encoding="utf-8")  # noqa: SIM115 (held open)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            continue
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{socket.gethostname()} pid {os.getpid()}\n")
+        handle.flush()
+        return index, handle
+    return None
+
+
+def prepare_gpu_worker(queues: str | list[str] | None) -> None:
+    """At a worker's start: refuse to run the gpu queue without a usable GPU, and claim one GPU of the host.
+
+    Raises SystemExit with the reason (Celery logs and ignores any Exception raised in a signal handler).
+    """
+    global CLAIMED_DEVICE, _GPU_LOCK
+    names = queues.split(",") if isinstance(queues, str) else list(queues or [])
+    if GPU_QUEUE not in {name.strip() for name in names}:
+        return
+    device, allow_cpu = settings.EVALUATION_DEVICE, settings.EVALUATION_ALLOW_CPU
+    on_cpu = allow_cpu or (device or "").startswith("cpu")
+    usable = False if on_cpu else cuda_usable()
+    problem = gpu_worker_problem(queues, cuda_usable=usable, device=device, allow_cpu=allow_cpu)
+    if problem:
+        raise SystemExit(problem)
+    if not usable or device or not settings.EVALUATION_GPU_LOCK_DIR:
+        return
     import torch
 
-    if not torch.cuda.is_available():
-        return False
-    try:
-        torch.zeros(1, device="cuda").sum().item()
-    except Exception:
-        logger.exception("torch sees a CUDA device but cannot use it")
-        return False
-    return True
+    count = torch.cuda.device_count()
+    claimed = claim_gpu(Path(settings.EVALUATION_GPU_LOCK_DIR), count)
+    if claimed is None:
+        raise SystemExit(
+            f"All {count} GPUs of this host are claimed by other gpu-worker replicas "
+            f"(locks in {settings.EVALUATION_GPU_LOCK_DIR}); scale gpu-worker to at most {count}."
+        )
+    index, _GPU_LOCK = claimed
+    CLAIMED_DEVICE = f"cuda:{index}"
+    logger.info("This gpu worker evaluates on %s", CLAIMED_DEVICE)
+
+
+def evaluation_device(asked: str | None = None) -> str | None:
+    """The device to evaluate on: the one asked for, the configured one, or the GPU this worker claimed."""
+    return asked or settings.EVALUATION_DEVICE or CLAIMED_DEVICE
 
 
 class ClaimLost(Exception):
@@ -424,7 +498,7 @@ def _evaluate_claimed(
     release_models()
     try:
         with LogCapture(reporter):
-            execute_run(run, progress=reporter, device=device or settings.EVALUATION_DEVICE, batch_size=batch_size)
+            execute_run(run, progress=reporter, device=evaluation_device(device), batch_size=batch_size)
     except ClaimLost:
         return LOST
     except RunCancelled:
@@ -467,7 +541,7 @@ def encode_language(run_id: int, language: str) -> str:
         return SKIPPED
     try:
         stats = encode_run_language(
-            run, language, device=settings.EVALUATION_DEVICE, batch_size=settings.EVALUATION_BATCH_SIZE
+            run, language, device=evaluation_device(), batch_size=settings.EVALUATION_BATCH_SIZE
         )
     except Exception:
         logger.exception("Encoding %s of run %s failed; the evaluation will encode what is missing", language, run_id)

@@ -207,6 +207,10 @@ EVALUATION_DEVICE = env_str("EVALUATION_DEVICE", "") or None
 # A worker of the gpu queue refuses to start without a usable GPU unless this is set (or
 # EVALUATION_DEVICE=cpu): a quiet fallback to the CPU would take hours per run.
 EVALUATION_ALLOW_CPU = env_bool("EVALUATION_ALLOW_CPU", False)
+# A folder shared by the gpu-worker replicas of one host (a compose volume): each replica claims one
+# GPU through a lock file there, so that scaled replicas never share a GPU. Empty: no claiming
+# (the worker uses EVALUATION_DEVICE, or the first GPU).
+EVALUATION_GPU_LOCK_DIR = env_str("EVALUATION_GPU_LOCK_DIR", "")
 # The Hub that submissions are checked against (a mirror or a local test server may stand in).
 HF_ENDPOINT = env_str("HF_ENDPOINT", "https://huggingface.co")
 HF_HUB_TIMEOUT_SECONDS = env_int("HF_HUB_TIMEOUT_SECONDS", 10)

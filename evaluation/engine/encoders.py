@@ -270,7 +270,7 @@ class SentenceTransformerEncoder:
             precision = encoding_precision(
                 device,
                 model_type=getattr(config, "model_type", None),
-                config_dtype=getattr(config, "torch_dtype", None) or getattr(config, "dtype", None),
+                config_dtype=getattr(config, "dtype", None),
                 bf16_supported=bf16,
             )
         if precision != "float32":
