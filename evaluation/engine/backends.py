@@ -13,6 +13,7 @@ import hashlib
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -71,13 +72,19 @@ class _ChunkWriter:
     worker loses at most one chunk (plus one batch) of work.
     """
 
-    def __init__(self, cache: EmbeddingCache, keys: list[bytes], total: int, chunk_size: int) -> None:
+    def __init__(
+        self, cache: EmbeddingCache, keys: list[bytes], total: int, chunk_size: int, *, background: bool = False
+    ) -> None:
         self.cache, self.keys, self.total, self.chunk_size = cache, keys, total, chunk_size
         self.vectors: np.ndarray | None = None
         self.rows: list[np.ndarray] = []
         self.parts: list[np.ndarray] = []
         self.done = 0
         self.on_flush: Callable[[int], None] | None = None
+        # On an accelerator the chunk files (written and fsynced) are stored by one background thread,
+        # so that the device computes the next batches meanwhile; finish() waits for them.
+        self._writes: ThreadPoolExecutor | None = ThreadPoolExecutor(max_workers=1) if background else None
+        self._pending: list[Future] = []
 
     def add(self, rows: np.ndarray, encoded: np.ndarray) -> None:
         if self.vectors is None:
@@ -93,10 +100,28 @@ class _ChunkWriter:
             return
         chunk, encoded = np.concatenate(self.rows), np.concatenate(self.parts)
         self.rows, self.parts = [], []
-        self.cache.put([self.keys[row] for row in chunk.tolist()], encoded)
+        keys = [self.keys[row] for row in chunk.tolist()]
+        if self._writes is not None:
+            for future in [future for future in self._pending if future.done()]:
+                future.result()  # an earlier write that failed fails the encoding here
+            self._pending = [future for future in self._pending if not future.done()]
+            self._pending.append(self._writes.submit(self.cache.put, keys, encoded))
+        else:
+            self.cache.put(keys, encoded)
         self.done += len(chunk)
         if self.on_flush is not None:
             self.on_flush(self.done)
+
+    def finish(self) -> None:
+        """Store what is left and wait for every background write (re-raising its error, if any)."""
+        self.flush()
+        if self._writes is not None:
+            try:
+                for future in self._pending:
+                    future.result()
+            finally:
+                self._writes.shutdown(wait=True)
+                self._pending = []
 
 
 class Backend(ABC):
@@ -200,7 +225,7 @@ class DenseBackend(Backend):
         languages = list(missing_by_language)
         if progress:
             progress("ENCODING", 0.0, f"{stats.texts_from_cache} of {total} texts already cached")
-        writer = _ChunkWriter(self.cache, keys, total, self.chunk_size)
+        writer = _ChunkWriter(self.cache, keys, total, self.chunk_size, background=self.device.startswith("cuda"))
         for number, language in enumerate(languages, start=1):
             # Similar lengths together keep padding (wasted compute) low; with the fixed batch plan
             # the groups of chunk_size texts in this order are exactly the engine's earlier calls.
@@ -220,6 +245,7 @@ class DenseBackend(Backend):
                 group_size=self.chunk_size,
             )
             writer.flush()
+        writer.finish()
         if writer.vectors is not None:
             if vectors is None:
                 vectors = writer.vectors

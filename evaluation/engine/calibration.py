@@ -111,7 +111,11 @@ class TemperatureScaling:
             # log(1 + e^s) − y·s, computed stably.
             return float(np.mean(np.logaddexp(0.0, scaled) - y * scaled))
 
-        found = minimize_scalar(negative_log_likelihood, bounds=(-6.0, 6.0), method="bounded")
+        # Solved to 1e-12 in log T (scipy's default, 1e-5, would leave the temperature, hence every
+        # temperature-scaled probability, wherever the iterations stopped within that tolerance).
+        found = minimize_scalar(
+            negative_log_likelihood, bounds=(-6.0, 6.0), method="bounded", options={"xatol": 1e-12, "maxiter": 2000}
+        )
         self.temperature = float(np.exp(found.x))
         return self
 

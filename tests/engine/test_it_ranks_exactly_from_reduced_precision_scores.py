@@ -24,7 +24,7 @@ def tied_pool(seed: int, n_queries: int = 120, n_docs: int = 400, dim: int = 48)
     # Exact duplicates and near-duplicates (1e-6 apart: far below half precision's resolution).
     docs[1::7] = docs[0::7][: len(docs[1::7])]
     docs[2::7] = docs[0::7][: len(docs[2::7])] + rng.normal(scale=1e-6, size=(len(docs[2::7]), dim))
-    # Documents whose cosines differ from a gold's by ~1e-4: beyond the tie tolerance (1.5e-5), but
+    # Documents whose cosines differ from a gold's by ~1e-4: beyond the tie tolerance (3.8e-6), but
     # within half precision's rounding, which makes them tie or trade places with the gold.
     docs[3::7] = docs[0::7][: len(docs[3::7])] + rng.normal(scale=1e-4, size=(len(docs[3::7]), dim))
     docs /= np.linalg.norm(docs, axis=1, keepdims=True)
@@ -36,7 +36,7 @@ def tied_pool(seed: int, n_queries: int = 120, n_docs: int = 400, dim: int = 48)
 
 
 def reference_ranks(scores: np.ndarray, gold: np.ndarray, group: np.ndarray | None = None):
-    """The rule written out plainly: 1 + #(other documents ≥ gold − 2^-16·max(1, |gold|))."""
+    """The rule written out plainly: 1 + #(other documents ≥ gold − 2^-18·max(1, |gold|))."""
     rows = np.arange(len(gold))
     gold_scores = scores[rows, gold].astype(np.float64)
     edge = gold_scores - TIE_RELATIVE_TOLERANCE * np.maximum(1.0, np.abs(gold_scores))

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from evaluation.engine.metrics import per_query_retrieval
-from evaluation.engine.retrieval import BlockScorer, DenseScorer, rank_golds
+from evaluation.engine.retrieval import TIE_RELATIVE_TOLERANCE, BlockScorer, DenseScorer, rank_golds
 
 
 class MatrixScorer(BlockScorer):
@@ -140,7 +140,7 @@ def test_ranks_do_not_depend_on_the_block_size_or_the_summation_order():
     # The reference: float64 products, the rule written out (1 + others within τ of the gold or above).
     exact = queries.astype(np.float64) @ docs.astype(np.float64).T
     gold_scores = exact[np.arange(90), gold]
-    at_least = exact >= (gold_scores - 2.0**-16 * np.maximum(1.0, np.abs(gold_scores)))[:, None]
+    at_least = exact >= (gold_scores - TIE_RELATIVE_TOLERANCE * np.maximum(1.0, np.abs(gold_scores)))[:, None]
     at_least[np.arange(90), gold] = False
     expected = 1 + at_least.sum(axis=1)
     for rows in (1, 7, 64, 90):
