@@ -115,9 +115,14 @@ class BlockScorer(ABC):
 
 # Unit roundoff of each reduced precision: 2^-11 (float16, 11 significant bits), 2^-8 (bfloat16).
 UNIT_ROUNDOFF = {torch.float16: 2.0**-11, torch.bfloat16: 2.0**-8}
-# Documents per query (on average over a block) that may be re-scored in float32 before the whole block
-# is scored in float32 instead.
+# Documents per query (on average over a block) that may be re-scored pair by pair in float32 before the
+# whole block is scored in float32 instead: at least MAX_RESCORED_PER_QUERY, and up to one document in
+# RESCORED_SHARE of the pool. A re-scored pair (a gather of two vectors) costs about as much as a few
+# entries of a dense float32 product, so below one in eight re-scoring is still the cheaper way; a weak
+# model whose golds sit in the bulk of a 50,000-document pool has a few thousand documents within the
+# bound of the gold, which must not send the whole block back to float32.
 MAX_RESCORED_PER_QUERY = 1024
+RESCORED_SHARE = 8
 
 
 def reduced_precision_bound(dtype: torch.dtype, dim: int, query_norm: float, doc_norm: float) -> float:
@@ -375,8 +380,8 @@ def _rank_block_exactly(
 ) -> bool:
     """Ranks of one block of reduced-precision scores, made those of float32 scores under the tie rule.
 
-    Returns False, writing nothing, when more than MAX_RESCORED_PER_QUERY documents per query would
-    need re-scoring; the caller then scores the block in float32.
+    Returns False, writing nothing, when more documents per query would need re-scoring than
+    MAX_RESCORED_PER_QUERY or one in RESCORED_SHARE of the pool; the caller then scores the block in float32.
 
     With the edge e = g − τ(g) of the float32 gold score g and the bound b: a document j ≠ gold counts
     when its float32 score s_j ≥ e. Its reduced score r_j is within b of s_j, so it certainly counts when
@@ -388,7 +393,7 @@ def _rank_block_exactly(
     bound = scorer.error_bound
     query_rows = torch.arange(start, start + rows, device=scores.device)
     stop = start + rows
-    limit = MAX_RESCORED_PER_QUERY * rows
+    limit = max(MAX_RESCORED_PER_QUERY, scores.shape[1] // RESCORED_SHARE) * rows
     exact_golds = [
         _finite_scores(scorer.exact_pairs(query_rows, gold_block[:, column])) for column in range(gold_block.shape[1])
     ]

@@ -137,3 +137,49 @@ def test_pools_are_ranked_from_their_own_documents_with_the_error_bound(precisio
     low = getattr(torch, precision)
     plain = (torch.as_tensor(queries).to(low)[:, None, :] * torch.as_tensor(docs).to(low)[pools]).sum(-1).float()
     assert (reference_ranks(plain.numpy(), np.zeros(len(gold), dtype=np.int64)) != expected).any()
+
+
+class CountingScorer(DenseScorer):
+    """The dense scorer, counting the blocks it had to score again in float32."""
+
+    fallbacks = 0
+
+    def block_float32(self, start: int, stop: int) -> torch.Tensor:
+        self.fallbacks += 1
+        return super().block_float32(start, stop)
+
+
+def test_a_large_pool_with_golds_in_its_bulk_is_not_sent_back_to_float32():
+    # Embeddings share a common direction, as real ones do (cosines around 0.4), and the queries of a
+    # weak model score their golds inside that bulk: thousands of documents lie within the float16
+    # bound of each gold in a pool of 50,000.
+    rng = np.random.default_rng(8)
+    n_docs, dim = 50_000, 384
+    common = rng.normal(size=dim)
+    common /= np.linalg.norm(common)
+    noise = rng.normal(size=(n_docs, dim))
+    noise /= np.linalg.norm(noise, axis=1, keepdims=True)
+    docs = (0.6 * common + 0.8 * noise).astype(np.float32)
+    docs /= np.linalg.norm(docs, axis=1, keepdims=True)
+    gold = rng.integers(0, n_docs, size=48)
+    queries = 0.6 * common + 0.8 * noise[gold] * 0.05 + 0.8 * rng.normal(size=(48, dim)) / np.sqrt(dim)
+    queries = (queries / np.linalg.norm(queries, axis=1, keepdims=True)).astype(np.float32)
+    scorer = CountingScorer(queries, docs, precision="float16")
+    edge_band = np.abs((queries @ docs.T) - (queries * docs[gold]).sum(axis=1, keepdims=True)) <= scorer.error_bound
+    assert edge_band.sum(axis=1).mean() > 1024, "the test pool must put thousands of documents near each gold"
+    reduced = rank_golds(scorer, gold, memory_budget=48 * n_docs * 13)
+    assert scorer.fallbacks == 0
+    # The ranks are the rule's on exact (float64) scores, up to documents within float32 noise (1e-6) of
+    # a gold's tie edge: with thousands of documents per 1e-3 around each gold, two float32
+    # computations (a matrix product, a pair's sum) can put such a document on either side.
+    exact = queries.astype(np.float64) @ docs.astype(np.float64).T
+    rows = np.arange(len(gold))
+    gold_scores = exact[rows, gold]
+    edge = gold_scores - TIE_RELATIVE_TOLERANCE * np.maximum(1.0, np.abs(gold_scores))
+    others = exact.copy()
+    others[rows, gold] = -np.inf
+    surely = 1 + (others >= (edge + 1e-6)[:, None]).sum(axis=1)
+    possibly = 1 + (others >= (edge - 1e-6)[:, None]).sum(axis=1)
+    assert ((surely <= reduced.ranks[:, 0]) & (reduced.ranks[:, 0] <= possibly)).all()
+    assert (surely == possibly).mean() > 0.5, "most golds have no document within the noise of their edge"
+    assert (reduced.ranks[:, 0] == surely)[surely == possibly].all()
