@@ -563,15 +563,16 @@ def _retry_or_fail(
         message = f"Internal error during the evaluation ({type(exc).__name__}: {str(exc)[:200]})."
         _fail_ours(run, token, reporter, message, close(FAILED))
         return FAILED
-    smaller = next_batch_size(batch_size) if out_of_memory else batch_size
+    smaller = next_batch_size(batch_size) if out_of_memory and batch_size else batch_size
     reason = f"out of memory at batch size {batch_size}" if out_of_memory else f"{type(exc).__name__}: {exc}"
-    if smaller is None or run.attempts >= settings.RUN_MAX_ATTEMPTS:
+    cannot_shrink = out_of_memory and smaller is None
+    if cannot_shrink or run.attempts >= settings.RUN_MAX_ATTEMPTS:
         message = f"The evaluation failed {run.attempts} times; last: {reason}."
-        if smaller is None:
+        if cannot_shrink:
             message = "The model ran out of memory even one text at a time."
         _fail_ours(run, token, reporter, message, close(FAILED))
         return FAILED
-    reporter.log(f"Attempt {run.attempts} failed ({reason}); retrying with batch size {smaller}")
+    reporter.log(f"Attempt {run.attempts} failed ({reason}); retrying with batch size {smaller or 'automatic'}")
     details = {**close("retry", error=reason[:300]), "batch_size": smaller}
     run.release_as(token, message=f"Retrying after {reason}.", details=details, log_tail=reporter.tail.text())
     raise RetryLater(reason) from exc
