@@ -46,8 +46,8 @@ DEFAULT_MEMORY_BUDGET = 256 * 1024**2
 # A fixed budget on accelerators: block shapes (hence summation orders) are then the same on every
 # run whatever else holds the device's memory.
 ACCELERATOR_MEMORY_BUDGET = 1024**3
-# Bytes held per score while a block is processed: the float32 score, one boolean comparison mask
-# and the top-k working copy.
+# Bytes held per score while a block is processed besides the score itself: one boolean comparison
+# mask and the top-k working copy.
 BYTES_PER_SCORE = 4 + 1 + 8
 
 # The tie tolerance, relative to the gold's magnitude (at least 1): τ = 2^-18 · max(1, |gold|).
@@ -85,6 +85,8 @@ class BlockScorer(ABC):
     device: torch.device = torch.device("cpu")
     # Largest possible |block score − float32 score|; 0 when block() returns float32 (or float64) scores.
     error_bound: float = 0.0
+    # Bytes of one score of block(): 4 (float32), 8 for the float64 lexical scores.
+    score_bytes: int = 4
 
     def exact_pairs(self, query_rows: torch.Tensor, doc_rows: torch.Tensor) -> torch.Tensor:
         """float32 scores of the pairs (query_rows[i], doc_rows[i]); needed only when error_bound > 0."""
@@ -104,7 +106,7 @@ class BlockScorer(ABC):
         The default gathers from full blocks, a few queries at a time so that a full block stays
         within the CPU budget; dense scorers compute only the p documents of each query.
         """
-        step = query_block_size(self.n_docs)
+        step = query_block_size(self.n_docs, score_bytes=self.score_bytes)
         parts = []
         for low in range(start, stop, step):
             high = min(stop, low + step)
@@ -239,6 +241,7 @@ class SparseScorer(BlockScorer):
         # Stored transposed (terms × documents) so that a block is one CSR × CSC product.
         self.terms_by_doc = sp.csc_matrix(docs_by_term, dtype=np.float64).T.tocsr()
         self.n_queries, self.n_docs = self.queries.shape[0], docs_by_term.shape[0]
+        self.score_bytes = 8
 
     def block(self, start: int, stop: int) -> torch.Tensor:
         scores = (self.queries[start:stop] @ self.terms_by_doc).toarray()
@@ -255,8 +258,9 @@ class RankResult:
     group_counts: dict[str, np.ndarray] = field(default_factory=dict)  # (n_queries, n_golds) each
 
 
-def query_block_size(n_docs: int, memory_budget: int = DEFAULT_MEMORY_BUDGET) -> int:
-    return max(1, memory_budget // max(1, n_docs * BYTES_PER_SCORE))
+def query_block_size(n_docs: int, memory_budget: int = DEFAULT_MEMORY_BUDGET, score_bytes: int = 4) -> int:
+    """Queries per block so that a block of scores and its working copies fit in memory_budget bytes."""
+    return max(1, memory_budget // max(1, n_docs * (BYTES_PER_SCORE + score_bytes - 4)))
 
 
 def device_memory_budget(device: str | torch.device) -> int:
@@ -328,7 +332,7 @@ def rank_golds(
         name: torch.as_tensor(np.asarray(mask, dtype=bool)).to(scorer.device) for name, mask in (groups or {}).items()
     }
     group_counts = {name: np.empty((n, n_golds), dtype=np.int64) for name in group_masks}
-    step = query_block_size(m, memory_budget or device_memory_budget(scorer.device))
+    step = query_block_size(m, memory_budget or device_memory_budget(scorer.device), scorer.score_bytes)
     for start in range(0, n, step):
         stop = min(n, start + step)
         scores = _finite_scores(scorer.block(start, stop))
