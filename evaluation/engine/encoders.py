@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -143,9 +144,9 @@ def default_device() -> str:
 
 # Model families whose activations exceed float16's range (65,504) in ordinary use: trained in
 # bfloat16 or with unscaled residual streams (T5's feed-forward outputs are the known case).
-BFLOAT16_FAMILIES = frozenset(
-    {"t5", "mt5", "umt5", "gemma", "gemma2", "gemma3", "gemma3_text", "llama", "mistral", "qwen2", "qwen3"}
-)
+BFLOAT16_FAMILIES = frozenset({"gemma", "gemma2", "gemma3", "gemma3_text", "llama", "mistral", "qwen2", "qwen3"})
+# The T5 family's model types (T5, mT5, umT5, T5Gemma), as a pattern.
+T5_FAMILY = re.compile(r"(?:u?m)?t5(?:gemma)?")
 
 
 def encoding_precision(device: str, *, model_type: str | None, config_dtype: str | None, bf16_supported: bool) -> str:
@@ -159,7 +160,8 @@ def encoding_precision(device: str, *, model_type: str | None, config_dtype: str
     if not device.startswith("cuda"):
         return "float32"
     native = str(config_dtype or "").replace("torch.", "")
-    if native == "bfloat16" or (model_type or "") in BFLOAT16_FAMILIES:
+    family = model_type or ""
+    if native == "bfloat16" or family in BFLOAT16_FAMILIES or T5_FAMILY.fullmatch(family):
         return "bfloat16" if bf16_supported else "float32"
     return "float16"
 

@@ -84,7 +84,7 @@ def check_finite(vectors: np.ndarray, precision: str, rows: np.ndarray) -> None:
     raise ReducedPrecisionOverflow(
         f"The model overflowed in {precision} on this device: {bad} texts of a batch (text {first} among "
         "them) got NaN or infinite embeddings. It must be evaluated in bfloat16 or float32 "
-        "(evaluation.engine.encoders.BFLOAT16_FAMILIES lists the families that are)."
+        "(evaluation.engine.encoders.encoding_precision decides which families are)."
     )
 
 
