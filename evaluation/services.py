@@ -38,7 +38,7 @@ from django.db import transaction
 
 from evaluation.engine import DEFAULT_SEED, pairs
 from evaluation.engine import ENGINE_VERSION as ENGINE_VERSION
-from evaluation.engine.backends import EncodeStats, LexicalBackend, load_backend
+from evaluation.engine.backends import EncodeStats, LexicalBackend, load_backend, release_models
 from evaluation.engine.encoders import ResolvedModel, pinned_model, resolve_model
 from evaluation.engine.errors import ModelNotFoundError
 from evaluation.engine.lexical import LEXICAL_NAMES
@@ -165,7 +165,11 @@ def encode_run_language(
         device=device,
         batch_size=batch_size,
     )
-    return loaded.backend.prepare(sets)
+    try:
+        return loaded.backend.prepare(sets)
+    finally:
+        del loaded
+        release_models()
 
 
 def execute_run(
@@ -210,6 +214,14 @@ def execute_run(
     run.pin(commit)
 
     pairs.use_store(settings.PAIR_SET_DIR)
+    try:
+        _evaluate_and_write(run, corpus, name, revision, resolved, device, batch_size, report)
+    finally:
+        # The model leaves the device before this function returns, whether the run finished or not.
+        release_models()
+
+
+def _evaluate_and_write(run, corpus, name, revision, resolved, device, batch_size, report) -> None:
     loaded = load_backend(
         name,
         revision=revision,

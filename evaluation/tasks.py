@@ -7,6 +7,7 @@ evaluations, `default` for the sweeper that beat runs every RUN_SWEEP_INTERVAL_S
 from __future__ import annotations
 
 from celery import chord, shared_task
+from celery.signals import celeryd_init
 from django.conf import settings
 
 from evaluation import outbox, worker
@@ -95,3 +96,9 @@ def sweep_stalled_runs() -> list[int]:
     # Runs recorded while the broker was down are sent now that it answers (evaluation/outbox.py).
     outbox.publish_pending()
     return requeued
+
+
+@celeryd_init.connect
+def prepare_a_gpu_worker(sender=None, conf=None, options=None, **kwargs) -> None:
+    """A worker started with `-Q gpu` claims a GPU of its own, or stops at once saying why (worker.py)."""
+    worker.prepare_gpu_worker((options or {}).get("queues"))

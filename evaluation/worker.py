@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
+from typing import IO
 
 import httpx2
 from celery.exceptions import SoftTimeLimitExceeded
@@ -70,6 +71,120 @@ TRANSIENT_ERRORS = (
 # under details["preflight"].
 LIFECYCLE_KEYS = ("submission", "preflight", "attempts", "batch_size", "preflight_tries")
 MAX_LOG_LINES = 5000
+
+
+# The queue whose tasks encode and score on the accelerator.
+GPU_QUEUE = "gpu"
+# What the encoder starts with when no batch size is set (encoders.SentenceTransformerEncoder.load on
+# a GPU); an out-of-memory retry halves it.
+AUTOMATIC_BATCH_SIZE = 1024
+
+
+def gpu_worker_problem(
+    queues: str | list[str] | None, *, cuda_usable: bool, device: str | None, allow_cpu: bool
+) -> str:
+    """Why a worker consuming these queues must not start, or "" when it may.
+
+    A worker of the `gpu` queue that cannot use a GPU would quietly evaluate every run on its CPU,
+    tens of times slower and in another precision; it refuses to start instead, unless it is told
+    to run on the CPU (EVALUATION_DEVICE=cpu or EVALUATION_ALLOW_CPU=true).
+    """
+    names = queues.split(",") if isinstance(queues, str) else list(queues or [])
+    if GPU_QUEUE not in {name.strip() for name in names}:
+        return ""
+    if cuda_usable or allow_cpu or (device or "").startswith("cpu"):
+        return ""
+    return (
+        "This worker consumes the gpu queue but has no usable CUDA device (torch cannot see or use one). "
+        "Give the container a GPU, or set EVALUATION_DEVICE=cpu or EVALUATION_ALLOW_CPU=true to evaluate on the CPU."
+    )
+
+
+def cuda_usable() -> bool:
+    """Whether torch sees a CUDA device and can compute on it (a driver mismatch fails here, not mid-run).
+
+    The computation runs in a short-lived subprocess: CUDA initialised in the Celery parent would be
+    unusable in the children it forks.
+    """
+    import subprocess
+    import sys
+
+    probe = "import torch; assert torch.cuda.is_available(); torch.zeros(1, device='cuda').add(1).sum().item()"
+    try:
+        done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired):
+        logger.exception("The CUDA probe could not run")
+        return False
+    if done.returncode != 0:
+        logger.warning("No usable CUDA device: %s", done.stderr.strip()[-500:])
+    return done.returncode == 0
+
+
+# The device this worker process claimed for itself (claim_gpu), inherited by its pool's children.
+CLAIMED_DEVICE: str | None = None
+_GPU_LOCK: IO[str] | None = None
+
+
+def claim_gpu(lock_dir: Path, count: int) -> tuple[int, IO[str]] | None:
+    """Claim one of `count` GPUs for this process: the first whose lock file no other process holds.
+
+    Every gpu-worker replica sees all GPUs of the host and claims one through an exclusive lock on
+    `lock_dir/gpu-<index>.lock` (a volume shared by the replicas), so scaled replicas each get their
+    own GPU instead of all sharing cuda:0. The lock lives as long as the returned file stays open (the
+    worker's lifetime); the kernel releases it when the process ends, however it ends.
+    """
+    import fcntl
+
+    lock_dir.mkdir(parents=True, exist_ok=True)
+    for index in range(count):
+        handle = open(lock_dir / f"gpu-{index}.lock", "a+", encoding="utf-8")  # noqa: SIM115 (held open)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            continue
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{socket.gethostname()} pid {os.getpid()}\n")
+        handle.flush()
+        return index, handle
+    return None
+
+
+def prepare_gpu_worker(queues: str | list[str] | None) -> None:
+    """At a worker's start: refuse to run the gpu queue without a usable GPU, and claim one GPU of the host.
+
+    Raises SystemExit with the reason (Celery logs and ignores any Exception raised in a signal handler).
+    """
+    global CLAIMED_DEVICE, _GPU_LOCK
+    names = queues.split(",") if isinstance(queues, str) else list(queues or [])
+    if GPU_QUEUE not in {name.strip() for name in names}:
+        return
+    device, allow_cpu = settings.EVALUATION_DEVICE, settings.EVALUATION_ALLOW_CPU
+    on_cpu = allow_cpu or (device or "").startswith("cpu")
+    usable = False if on_cpu else cuda_usable()
+    problem = gpu_worker_problem(queues, cuda_usable=usable, device=device, allow_cpu=allow_cpu)
+    if problem:
+        raise SystemExit(problem)
+    if not usable or device or not settings.EVALUATION_GPU_LOCK_DIR:
+        return
+    import torch
+
+    count = torch.cuda.device_count()
+    claimed = claim_gpu(Path(settings.EVALUATION_GPU_LOCK_DIR), count)
+    if claimed is None:
+        raise SystemExit(
+            f"All {count} GPUs of this host are claimed by other gpu-worker replicas "
+            f"(locks in {settings.EVALUATION_GPU_LOCK_DIR}); scale gpu-worker to at most {count}."
+        )
+    index, _GPU_LOCK = claimed
+    CLAIMED_DEVICE = f"cuda:{index}"
+    logger.info("This gpu worker evaluates on %s", CLAIMED_DEVICE)
+
+
+def evaluation_device(asked: str | None = None) -> str | None:
+    """The device to evaluate on: the one asked for, the configured one, or the GPU this worker claimed."""
+    return asked or settings.EVALUATION_DEVICE or CLAIMED_DEVICE
 
 
 class ClaimLost(Exception):
@@ -323,17 +438,16 @@ def run_evaluation(
     echo: ProgressCallback | None = None,
 ) -> str:
     """Evaluate a checked run with the engine, resuming from the embedding cache after a lost worker."""
-    # The engine pulls in torch; only evaluation workers pay for importing it.
-    from evaluation.services import execute_run
-
     token = claim_token(worker)
     stale_before = timezone.now() - timedelta(seconds=settings.RUN_STALL_SECONDS)
     run = Run.objects.claim_for_evaluation(run_id, token, stale_before)
     if run is None:
         logger.info("Run %s is not waiting for evaluation; nothing to do.", run_id)
         return SKIPPED
-    # A batch size halved by an earlier attempt wins over the one asked for.
-    batch_size = int(run.details.get("batch_size") or batch_size or settings.EVALUATION_BATCH_SIZE)
+    # A batch size halved by an earlier attempt wins over the one asked for; None is the encoder's
+    # automatic size (EVALUATION_BATCH_SIZE is unset by default, so the GPU budget is not overridden).
+    chosen = run.details.get("batch_size") or batch_size or settings.EVALUATION_BATCH_SIZE
+    batch_size = int(chosen) if chosen else None
     # Numbered over the run's whole history: a re-queue by staff restarts the retry count
     # (run.attempts) but keeps the earlier attempts on record.
     attempt = {
@@ -344,7 +458,7 @@ def run_evaluation(
     }
     attempts = [*_close_open_attempts(run, LOST), attempt]
     reporter = ProgressReporter(run, token, echo=echo)
-    reporter.log(f"Evaluation attempt {attempt['number']} started on {token} (batch size {batch_size})")
+    reporter.log(f"Evaluation attempt {attempt['number']} started on {token} (batch size {batch_size or 'automatic'})")
     started = run.write_as(token, details={**run.details, "attempts": attempts}, log_tail=reporter.tail.text())
     if not started:
         return LOST
@@ -357,8 +471,34 @@ def run_evaluation(
         return {**(run.details or {}), **owned, "attempts": attempts}
 
     try:
+        return _evaluate_claimed(run, token, reporter, attempt, close, device, batch_size)
+    finally:
+        # Whatever the outcome, the model leaves the device (and host memory) before the task ends:
+        # the error's traceback, which kept the engine's frames alive, has been dropped by now.
+        from evaluation.engine.backends import release_models
+
+        release_models()
+
+
+def _evaluate_claimed(
+    run: Run,
+    token: str,
+    reporter: ProgressReporter,
+    attempt: dict,
+    close: Callable[..., dict],
+    device: str | None,
+    batch_size: int | None,
+) -> str:
+    # The engine pulls in torch; only evaluation workers pay for importing it.
+    from evaluation.engine.backends import release_models
+    from evaluation.services import execute_run
+
+    # A model that an earlier task of this process left behind (the traceback of an error that
+    # Celery retried kept it alive) is freed before another is loaded.
+    release_models()
+    try:
         with LogCapture(reporter):
-            execute_run(run, progress=reporter, device=device or settings.EVALUATION_DEVICE, batch_size=batch_size)
+            execute_run(run, progress=reporter, device=evaluation_device(device), batch_size=batch_size)
     except ClaimLost:
         return LOST
     except RunCancelled:
@@ -401,7 +541,7 @@ def encode_language(run_id: int, language: str) -> str:
         return SKIPPED
     try:
         stats = encode_run_language(
-            run, language, device=settings.EVALUATION_DEVICE, batch_size=settings.EVALUATION_BATCH_SIZE
+            run, language, device=evaluation_device(), batch_size=settings.EVALUATION_BATCH_SIZE
         )
     except Exception:
         logger.exception("Encoding %s of run %s failed; the evaluation will encode what is missing", language, run_id)
@@ -412,23 +552,27 @@ def encode_language(run_id: int, language: str) -> str:
     return DONE
 
 
-def _retry_or_fail(run: Run, token: str, reporter: ProgressReporter, exc: Exception, batch_size: int, close) -> str:
+def _retry_or_fail(
+    run: Run, token: str, reporter: ProgressReporter, exc: Exception, batch_size: int | None, close
+) -> str:
     """Retry our own transient failures (halving the batch after running out of memory), else fail."""
     out_of_memory = is_out_of_memory(exc)
+    batch_size = batch_size or (AUTOMATIC_BATCH_SIZE if out_of_memory else None)
     if not out_of_memory and not isinstance(exc, TRANSIENT_ERRORS):
         logger.exception("Evaluation of run %s crashed", run.pk)
         message = f"Internal error during the evaluation ({type(exc).__name__}: {str(exc)[:200]})."
         _fail_ours(run, token, reporter, message, close(FAILED))
         return FAILED
-    smaller = next_batch_size(batch_size) if out_of_memory else batch_size
+    smaller = next_batch_size(batch_size) if out_of_memory and batch_size else batch_size
     reason = f"out of memory at batch size {batch_size}" if out_of_memory else f"{type(exc).__name__}: {exc}"
-    if smaller is None or run.attempts >= settings.RUN_MAX_ATTEMPTS:
+    cannot_shrink = out_of_memory and smaller is None
+    if cannot_shrink or run.attempts >= settings.RUN_MAX_ATTEMPTS:
         message = f"The evaluation failed {run.attempts} times; last: {reason}."
-        if smaller is None:
+        if cannot_shrink:
             message = "The model ran out of memory even one text at a time."
         _fail_ours(run, token, reporter, message, close(FAILED))
         return FAILED
-    reporter.log(f"Attempt {run.attempts} failed ({reason}); retrying with batch size {smaller}")
+    reporter.log(f"Attempt {run.attempts} failed ({reason}); retrying with batch size {smaller or 'automatic'}")
     details = {**close("retry", error=reason[:300]), "batch_size": smaller}
     run.release_as(token, message=f"Retrying after {reason}.", details=details, log_tail=reporter.tail.text())
     raise RetryLater(reason) from exc

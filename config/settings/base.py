@@ -196,13 +196,22 @@ CELERY_BEAT_SCHEDULE: dict = {
 RUN_MAX_ATTEMPTS = env_int("RUN_MAX_ATTEMPTS", 4)
 RUN_RETRY_BACKOFF_SECONDS = env_int("RUN_RETRY_BACKOFF_SECONDS", 30)
 RUN_PREFLIGHT_TIME_LIMIT = env_int("RUN_PREFLIGHT_TIME_LIMIT", 900)
-EVALUATION_BATCH_SIZE = env_int("EVALUATION_BATCH_SIZE", 32)
+# Most texts per encoding batch. Unset (the default): the encoder's automatic size (1024 on a GPU, where
+# a fixed token budget cuts batches anyway; 32 on a CPU). Setting it overrides the automatic size.
+EVALUATION_BATCH_SIZE = env_int("EVALUATION_BATCH_SIZE", 0) or None
 # Split one run's encoding across the GPU workers: one task per language (a Celery chord) writes into
 # the shared embedding cache (EMBEDDING_CACHE_DIR must then be shared), and the run is scored once all
 # are cached. Worth it when several GPU workers are free; off by default.
 EVALUATION_SPLIT_ENCODING = env_bool("EVALUATION_SPLIT_ENCODING", False)
 # "cuda", "cpu" or empty for the engine's choice (the GPU when there is one).
 EVALUATION_DEVICE = env_str("EVALUATION_DEVICE", "") or None
+# A worker of the gpu queue refuses to start without a usable GPU unless this is set (or
+# EVALUATION_DEVICE=cpu): a quiet fallback to the CPU would take hours per run.
+EVALUATION_ALLOW_CPU = env_bool("EVALUATION_ALLOW_CPU", False)
+# A folder shared by the gpu-worker replicas of one host (a compose volume): each replica claims one
+# GPU through a lock file there, so that scaled replicas never share a GPU. Empty: no claiming
+# (the worker uses EVALUATION_DEVICE, or the first GPU).
+EVALUATION_GPU_LOCK_DIR = env_str("EVALUATION_GPU_LOCK_DIR", "")
 # The Hub that submissions are checked against (a mirror or a local test server may stand in).
 HF_ENDPOINT = env_str("HF_ENDPOINT", "https://huggingface.co")
 HF_HUB_TIMEOUT_SECONDS = env_int("HF_HUB_TIMEOUT_SECONDS", 10)

@@ -47,6 +47,8 @@ for _folder in ("broker", "processed", "results", "cache", "media", "embedding-c
     (TEST_VAR_DIR / _folder).mkdir(parents=True, exist_ok=True)
 
 DEBUG = False
+# Test workers take the gpu queue on the CPU (tests/workers.py); the refusal itself is tested directly.
+EVALUATION_ALLOW_CPU = True
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 ACCOUNT_EMAIL_VERIFICATION = "none"

@@ -13,6 +13,7 @@ import hashlib
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,6 +59,10 @@ class EncodeStats:
     seconds: float = 0.0
     batch_size: int | None = None
     batch_halvings: int = 0
+    # Tokens per forward pass the run ended with (fixed per device kind; smaller after halvings).
+    token_budget: int | None = None
+    # The precision the texts were encoded in (encoders.encoding_precision).
+    precision: str | None = None
 
 
 class _ChunkWriter:
@@ -67,13 +72,19 @@ class _ChunkWriter:
     worker loses at most one chunk (plus one batch) of work.
     """
 
-    def __init__(self, cache: EmbeddingCache, keys: list[bytes], total: int, chunk_size: int) -> None:
+    def __init__(
+        self, cache: EmbeddingCache, keys: list[bytes], total: int, chunk_size: int, *, background: bool = False
+    ) -> None:
         self.cache, self.keys, self.total, self.chunk_size = cache, keys, total, chunk_size
         self.vectors: np.ndarray | None = None
         self.rows: list[np.ndarray] = []
         self.parts: list[np.ndarray] = []
         self.done = 0
         self.on_flush: Callable[[int], None] | None = None
+        # On an accelerator the chunk files (written and fsynced) are stored by one background thread,
+        # so that the device computes the next batches meanwhile; finish() waits for them.
+        self._writes: ThreadPoolExecutor | None = ThreadPoolExecutor(max_workers=1) if background else None
+        self._pending: list[Future] = []
 
     def add(self, rows: np.ndarray, encoded: np.ndarray) -> None:
         if self.vectors is None:
@@ -89,10 +100,28 @@ class _ChunkWriter:
             return
         chunk, encoded = np.concatenate(self.rows), np.concatenate(self.parts)
         self.rows, self.parts = [], []
-        self.cache.put([self.keys[row] for row in chunk.tolist()], encoded)
+        keys = [self.keys[row] for row in chunk.tolist()]
+        if self._writes is not None:
+            for future in [future for future in self._pending if future.done()]:
+                future.result()  # an earlier write that failed fails the encoding here
+            self._pending = [future for future in self._pending if not future.done()]
+            self._pending.append(self._writes.submit(self.cache.put, keys, encoded))
+        else:
+            self.cache.put(keys, encoded)
         self.done += len(chunk)
         if self.on_flush is not None:
             self.on_flush(self.done)
+
+    def finish(self) -> None:
+        """Store what is left and wait for every background write (re-raising its error, if any)."""
+        self.flush()
+        if self._writes is not None:
+            try:
+                for future in self._pending:
+                    future.result()
+            finally:
+                self._writes.shutdown(wait=True)
+                self._pending = []
 
 
 class Backend(ABC):
@@ -196,7 +225,7 @@ class DenseBackend(Backend):
         languages = list(missing_by_language)
         if progress:
             progress("ENCODING", 0.0, f"{stats.texts_from_cache} of {total} texts already cached")
-        writer = _ChunkWriter(self.cache, keys, total, self.chunk_size)
+        writer = _ChunkWriter(self.cache, keys, total, self.chunk_size, background=self.device.startswith("cuda"))
         for number, language in enumerate(languages, start=1):
             # Similar lengths together keep padding (wasted compute) low; with the fixed batch plan
             # the groups of chunk_size texts in this order are exactly the engine's earlier calls.
@@ -216,6 +245,7 @@ class DenseBackend(Backend):
                 group_size=self.chunk_size,
             )
             writer.flush()
+        writer.finish()
         if writer.vectors is not None:
             if vectors is None:
                 vectors = writer.vectors
@@ -226,6 +256,9 @@ class DenseBackend(Backend):
         stats.seconds = time.perf_counter() - started
         stats.batch_size = self.encoder.batch_size
         stats.batch_halvings = self.encoder.halvings
+        pipeline = self.encoder.pipeline()
+        stats.token_budget = pipeline.token_budget if pipeline is not None else None
+        stats.precision = self.encoder.precision
         return stats
 
     def vectors(self, text_set: TextSet) -> np.ndarray:
@@ -239,8 +272,9 @@ class DenseBackend(Backend):
     def pair_features(
         self, personas: TextSet, instructions: TextSet, persona_rows: np.ndarray, instruction_rows: np.ndarray
     ) -> np.ndarray:
-        u = self.vectors(personas)[persona_rows]
-        v = self.vectors(instructions)[instruction_rows]
+        # In float64, so that the classifier's features carry no float32 rounding of their own.
+        u = self.vectors(personas)[persona_rows].astype(np.float64)
+        v = self.vectors(instructions)[instruction_rows].astype(np.float64)
         return np.hstack([np.abs(u - v), u * v])
 
     def tokenizer_coverage(self, text_sets: list[TextSet]) -> dict | None:
@@ -332,6 +366,26 @@ class LexicalBackend(Backend):
         index = self._index(instructions)
         queries = [personas.texts[row] for row in persona_rows]
         return index.pair_scores(queries, np.asarray(instruction_rows))[:, None]
+
+
+def release_models() -> int:
+    """Free every model no longer referenced (reference cycles included) and the accelerator's cached
+    blocks; returns how many loaded models are still alive (0 after a finished run).
+
+    A finished run's backend and encoder form reference cycles (closures, the pipeline), which
+    Python frees only at its next cycle collection: until then the model would stay in GPU memory,
+    and an out-of-memory retry in the same worker process would load a second copy beside it.
+    """
+    import gc
+
+    import torch
+
+    from evaluation.engine.encoders import LOADED_MODELS
+
+    gc.collect()
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+    return len(LOADED_MODELS)
 
 
 @dataclass

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,9 +22,13 @@ import torch
 
 from evaluation.engine import hub
 from evaluation.engine.errors import EngineError, ModelLoadError, ModelNotFoundError, is_out_of_memory
-from evaluation.engine.pipeline import PipelineEncoder, automatic_token_budget, supports_pipeline
+from evaluation.engine.pipeline import PipelineEncoder, automatic_token_budget, check_finite, supports_pipeline
 
 logger = logging.getLogger(__name__)
+
+# Every model loaded, weakly: a finished run must leave none alive (backends.release_models), or an
+# out-of-memory retry in the same worker process would load a second copy next to the first.
+LOADED_MODELS: weakref.WeakSet = weakref.WeakSet()
 
 ProgressCallback = Callable[[str, float, str], None]
 
@@ -136,15 +142,74 @@ def default_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+# Model families whose activations exceed float16's range (65,504) in ordinary use: trained in
+# bfloat16 or with unscaled residual streams (T5's feed-forward outputs are the known case).
+BFLOAT16_FAMILIES = frozenset({"gemma", "gemma2", "gemma3", "gemma3_text", "llama", "mistral", "qwen2", "qwen3"})
+# The T5 family's model types (T5, mT5, umT5, T5Gemma), as a pattern.
+T5_FAMILY = re.compile(r"(?:u?m)?t5(?:gemma)?")
+
+
+def encoding_precision(device: str, *, model_type: str | None, config_dtype: str | None, bf16_supported: bool) -> str:
+    """The precision a model is encoded in: the precision policy of the engine.
+
+    CPUs encode in float32 (their figures are the recorded ones). Accelerators encode in float16, twice
+    the float32 throughput, except for models that are bfloat16-native (their config says so) or of a
+    family that overflows in float16: those get bfloat16 where the device supports it and float32
+    where it does not, never float16. Every batch is checked for finite values anyway (pipeline.py).
+    """
+    if not device.startswith("cuda"):
+        return "float32"
+    native = str(config_dtype or "").replace("torch.", "")
+    family = model_type or ""
+    if native == "bfloat16" or family in BFLOAT16_FAMILIES or T5_FAMILY.fullmatch(family):
+        return "bfloat16" if bf16_supported else "float32"
+    return "float16"
+
+
+# Model types whose position ids start after the padding index (fairseq's RoBERTa convention): a
+# table of p position embeddings holds p − pad_token_id − 1 usable positions.
+OFFSET_POSITION_TYPES = frozenset(
+    {"roberta", "xlm-roberta", "xlm-roberta-xl", "camembert", "longformer", "mpnet", "data2vec-text", "xmod"}
+)
+# Tokens per text when neither the tokenizer nor the model states a limit.
+DEFAULT_MAX_TOKENS = 512
+# transformers' VERY_LARGE_INTEGER and the like: a tokenizer saved without model_max_length.
+UNSTATED_LIMIT = 1_000_000
+
+
+def sequence_cap(
+    max_seq_length: int | None,
+    tokenizer_limit: int | None,
+    *,
+    positions: int | None,
+    model_type: str | None,
+    pad_token_id: int | None,
+) -> int | None:
+    """The longest input (in tokens) a model may be given, or None when nothing says.
+
+    A text longer than the position-embedding table indexes past it: on a GPU that is a device-side
+    assert that breaks the worker process for good, so the limit is always within the table. The
+    model's own limit is kept when it fits; without any stated limit, at most DEFAULT_MAX_TOKENS.
+    """
+    usable = None
+    if positions:
+        offset = (int(pad_token_id or 0) + 1) if (model_type or "") in OFFSET_POSITION_TYPES else 0
+        usable = max(1, int(positions) - offset)
+    stated = [limit for limit in (max_seq_length, tokenizer_limit) if limit and limit < UNSTATED_LIMIT]
+    cap = min(stated) if stated else DEFAULT_MAX_TOKENS
+    return min(cap, usable) if usable else (cap if stated else None)
+
+
 @dataclass
 class SentenceTransformerEncoder:
     """A sentence-transformers model behind `encode(texts, role)`.
 
     Texts go through the tokenise-ahead pipeline (pipeline.py) whenever the model takes text through
-    padded tensors: batches hold at most `token_budget` tokens (automatic: fixed on a CPU, from free
-    memory on a GPU) and at most `batch_size` texts (automatic: 1024 on a GPU, 32 on a CPU). Both are
-    halved and the batch retried whenever the device runs out of memory; the sizes that worked are
-    kept for later calls. Other models are encoded by sentence-transformers' own `encode`.
+    padded tensors: batches hold at most `token_budget` tokens (automatic: a fixed number per device
+    kind, never one that follows free memory) and at most `batch_size` texts (automatic: 1024 on a
+    GPU, 32 on a CPU). Both are halved, for the batch and for every batch the producer cuts after it,
+    whenever the device runs out of memory; the sizes that worked are kept for later calls. Other
+    models are encoded by sentence-transformers' own `encode`.
     """
 
     model: object  # sentence_transformers.SentenceTransformer
@@ -156,6 +221,8 @@ class SentenceTransformerEncoder:
     halvings: int = 0
     # Tokens per forward pass of the pipeline (pipeline.py); None = automatic for the device.
     token_budget: int | None = None
+    # The precision the model's weights and activations are in (encoding_precision).
+    dtype: str = "float32"
     _pipeline: PipelineEncoder | None = field(default=None, repr=False)
 
     @classmethod
@@ -166,7 +233,10 @@ class SentenceTransformerEncoder:
         device: str | None = None,
         batch_size: int | None = None,
         token_budget: int | None = None,
+        precision: str | None = None,
     ) -> SentenceTransformerEncoder:
+        """Load a model folder; precision None follows `encoding_precision` (a name such as "float16"
+        forces one, e.g. to emulate an accelerator's precision on a CPU in tests)."""
         from sentence_transformers import SentenceTransformer
 
         if resolved.path is None:
@@ -186,12 +256,31 @@ class SentenceTransformerEncoder:
             raise ModelLoadError(
                 f"{resolved.name} could not be loaded as a sentence encoder: {type(error).__name__}: {error}"
             ) from error
-        if device.startswith("cuda"):
-            # Half precision on GPUs: twice the throughput, and sentence embeddings are normalised
-            # in float32 afterwards, so the rounding stays far below any metric's resolution.
-            model.half()
+        config = _model_config(model)
+        cap = sequence_cap(
+            getattr(model, "max_seq_length", None),
+            getattr(getattr(model, "tokenizer", None), "model_max_length", None),
+            positions=getattr(config, "max_position_embeddings", None),
+            model_type=getattr(config, "model_type", None),
+            pad_token_id=getattr(config, "pad_token_id", None),
+        )
+        if cap is not None and cap != getattr(model, "max_seq_length", None):
+            logger.info("%s: inputs capped at %d tokens (its position table)", resolved.name, cap)
+            model.max_seq_length = cap
+        if precision is None:
+            bf16 = device.startswith("cuda") and torch.cuda.is_available() and torch.cuda.is_bf16_supported()
+            precision = encoding_precision(
+                device,
+                model_type=getattr(config, "model_type", None),
+                config_dtype=getattr(config, "dtype", None),
+                bf16_supported=bf16,
+            )
+        if precision != "float32":
+            # Reduced precision on accelerators (see encoding_precision); the embeddings are
+            # normalised in float32 afterwards, and every batch is checked for finite values.
+            model.to(getattr(torch, precision))
         automatic = 1024 if device.startswith("cuda") else 32
-        return cls(
+        encoder = cls(
             model=model,
             name=resolved.name,
             revision=resolved.commit,
@@ -199,11 +288,14 @@ class SentenceTransformerEncoder:
             device=device,
             batch_size=batch_size or automatic,
             token_budget=token_budget,
+            dtype=precision,
         )
+        LOADED_MODELS.add(model)
+        return encoder
 
     @property
     def precision(self) -> str:
-        return "float16" if self.device.startswith("cuda") else "float32"
+        return self.dtype
 
     @property
     def dimension(self) -> int:
@@ -234,7 +326,9 @@ class SentenceTransformerEncoder:
         """The tokenise-ahead pipeline for this model, or None when only `encode` can take its input."""
         if self._pipeline is None and supports_pipeline(self.model):
             budget = self.token_budget or automatic_token_budget(self.model, self.device)
-            self._pipeline = PipelineEncoder(self.model, self.device, budget, self.batch_size, plan=self.batch_plan)
+            self._pipeline = PipelineEncoder(
+                self.model, self.device, budget, self.batch_size, plan=self.batch_plan, precision=self.dtype
+            )
         return self._pipeline
 
     def encode_prefixed(
@@ -286,7 +380,9 @@ class SentenceTransformerEncoder:
                 self.batch_size //= 2
                 self.halvings += 1
                 logger.warning("Out of memory while encoding; batch size halved to %d", self.batch_size)
-        return l2_normalise(np.asarray(vectors, dtype=np.float32))
+        vectors = np.asarray(vectors, dtype=np.float32)
+        check_finite(vectors, self.dtype, np.arange(len(texts)))
+        return l2_normalise(vectors)
 
     def tokenizer_coverage(self, texts: list[str]) -> dict[str, float] | None:
         """Tokens per whitespace word, unknown-token rate and share of truncated texts, when measurable."""
@@ -306,6 +402,15 @@ class SentenceTransformerEncoder:
             # Two places are kept for the special tokens added around every text.
             "truncated_share": (sum(len(ids) + 2 > limit for ids in encoded) / len(texts)) if limit else 0.0,
         }
+
+
+def _model_config(model: object) -> object | None:
+    """The transformers config of a sentence-transformers model's first module, when it has one."""
+    try:
+        first = model[0]  # type: ignore[index]
+    except (TypeError, IndexError, KeyError):
+        return None
+    return getattr(getattr(first, "auto_model", None), "config", None)
 
 
 def l2_normalise(vectors: np.ndarray) -> np.ndarray:

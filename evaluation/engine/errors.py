@@ -37,6 +37,14 @@ class DuplicateRunError(SubmitterError):
     """Another live run already evaluates this model commit on this dataset with this engine version."""
 
 
+class NonFiniteEmbeddingError(SubmitterError):
+    """The model itself, in float32, produced NaN or infinite embeddings: its scores would mean nothing."""
+
+
+class ReducedPrecisionOverflow(EngineError):
+    """The model overflowed in the reduced precision this site chose for it (our choice, not the model's)."""
+
+
 _OOM_MARKERS = ("out of memory", "can't allocate memory", "cannot allocate memory", "cublas_status_alloc_failed")
 
 

@@ -43,8 +43,8 @@ class SparseIndex:
 
     def pair_scores(self, queries: list[str], doc_indices: np.ndarray) -> np.ndarray:
         """Score of queries[i] against document doc_indices[i] of the pool."""
-        q = self.query_matrix(queries)
-        d = sp.csr_matrix(self.doc_term)[np.asarray(doc_indices)]
+        q = sp.csr_matrix(self.query_matrix(queries), dtype=np.float64)
+        d = sp.csr_matrix(self.doc_term, dtype=np.float64)[np.asarray(doc_indices)]
         return np.asarray(q.multiply(d).sum(axis=1)).ravel()
 
 
@@ -62,12 +62,17 @@ class BM25Index(SparseIndex):
         # a query's scores are the sum of its tokens' columns, i.e. a sparse product. Its vocabulary
         # also holds an empty placeholder token without a column, which tokenize() never produces.
         n_terms = len(scores["indptr"]) - 1
-        self.vocabulary: dict[str, int] = {
-            token: index for token, index in self.retriever.vocab_dict.items() if index < n_terms
-        }
-        self.doc_term = sp.csc_matrix(
+        bm25s_columns = {token: index for token, index in self.retriever.vocab_dict.items() if index < n_terms}
+        bm25s_matrix = sp.csc_matrix(
             (scores["data"], scores["indices"], scores["indptr"]), shape=(scores["num_docs"], n_terms)
         )
+        # bm25s numbers its vocabulary in the order of a Python set, which follows the process's string
+        # hash seed (PYTHONHASHSEED). The columns are put in sorted token order, so that the matrix,
+        # and the order in which a query's terms are summed, are the same in every process.
+        tokens = sorted(bm25s_columns)
+        self.vocabulary: dict[str, int] = {token: column for column, token in enumerate(tokens)}
+        order = np.array([bm25s_columns[token] for token in tokens], dtype=np.int64)
+        self.doc_term = sp.csc_matrix(bm25s_matrix[:, order])
 
     def query_matrix(self, queries: list[str]) -> sp.csr_matrix:
         """Token counts of each query over the index vocabulary (unknown tokens dropped)."""
@@ -78,9 +83,9 @@ class BM25Index(SparseIndex):
                 if column is not None:
                     rows.append(row)
                     cols.append(column)
-        data = np.ones(len(rows), dtype=np.float32)
+        data = np.ones(len(rows), dtype=np.float64)
         shape = (len(queries), self.doc_term.shape[1])
-        matrix = sp.csr_matrix((data, (rows, cols)), shape=shape, dtype=np.float32)
+        matrix = sp.csr_matrix((data, (rows, cols)), shape=shape, dtype=np.float64)
         matrix.sum_duplicates()
         return matrix
 

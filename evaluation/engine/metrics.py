@@ -34,15 +34,26 @@ def _as_weights(weights: np.ndarray | None, n: int) -> np.ndarray:
     return np.atleast_2d(np.asarray(weights, dtype=np.float64))
 
 
+# Classifier scores closer than this are tied (AUROC, average precision). A classifier's outputs for
+# pairs with mathematically equal features (e.g. two texts a model maps to the same embedding) differ
+# by float32 noise of the embeddings, ~1e-7, in an order that depends on the processor's kernels;
+# 2^-18 ≈ 3.8e-6 ties them on every processor while staying below any difference that matters.
+SCORE_TIE_TOLERANCE = 2.0**-18
+
+
 def _tie_groups(sorted_scores: np.ndarray) -> np.ndarray:
-    """Start index of each run of equal scores in a sorted array."""
+    """Start index of each run of tied scores in a sorted array (neighbours within SCORE_TIE_TOLERANCE)."""
     if len(sorted_scores) == 0:
         return np.empty(0, dtype=np.int64)
-    return np.flatnonzero(np.r_[True, sorted_scores[1:] != sorted_scores[:-1]])
+    gaps = np.abs(np.diff(sorted_scores))
+    # Equal scores (infinities included, whose difference is NaN) tie as well.
+    tied = (gaps <= SCORE_TIE_TOLERANCE) | (sorted_scores[1:] == sorted_scores[:-1])
+    return np.flatnonzero(np.r_[True, ~tied])
 
 
 def weighted_auroc(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
-    """Area under the ROC curve for each weight row (ties count one half, as in Mann–Whitney U)."""
+    """Area under the ROC curve for each weight row (ties, within SCORE_TIE_TOLERANCE, count one half,
+    as in Mann–Whitney U)."""
     scores, labels = np.asarray(scores, dtype=np.float64), np.asarray(labels).astype(bool)
     w = _as_weights(weights, len(scores))
     order = np.argsort(scores, kind="mergesort")

@@ -11,7 +11,13 @@ length. Here:
     tensors that `preprocess` would give for that batch alone (padding is to the longest row);
   * the producer pins the batches in page-locked memory on CUDA and queues a few ahead, so the copy to
     the device overlaps the previous forward pass;
-  * a batch that runs out of memory is split in two and retried, and the budget halves for the rest.
+  * a batch that runs out of memory is split in two and retried, and the budget halves for the rest:
+    the producer reads the current budget before cutting each batch, so later batches are cut smaller
+    too, and batches already queued at the old size are split before they reach the device;
+  * on CUDA, each batch's embeddings are copied to page-locked host memory without blocking, and the
+    previous batch is checked and handed on while the device computes the next one;
+  * every batch is checked for finite values: a model that overflows (float16) fails the run with a
+    clear message instead of "succeeding" with NaN embeddings and the worst ranks.
 
 The embeddings are the model's `sentence_embedding` output, as `encode` returns it; the rows are only
 grouped differently, so they equal `encode`'s to float rounding (tested to 1e-5 on CPU in float32).
@@ -37,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from evaluation.engine.errors import is_out_of_memory
+from evaluation.engine.errors import NonFiniteEmbeddingError, ReducedPrecisionOverflow, is_out_of_memory
 
 logger = logging.getLogger(__name__)
 
@@ -47,28 +53,39 @@ TOKENIZE_CALL = 4096
 # Batches tokenised ahead of the device.
 QUEUE_DEPTH = 4
 CPU_TOKEN_BUDGET = 8192
-GPU_TOKEN_BUDGET_RANGE = (16_384, 262_144)
+# Tokens per forward pass on an accelerator: fixed, never a share of free memory, so that batch shapes
+# (hence the summation orders inside the model, hence the embeddings and every figure computed from
+# them) are the same from one run to the next whatever else holds the device's memory. 65,536 tokens
+# of a large encoder (hidden 1024, 24 layers, half precision) take a few GiB of activations, which
+# every supported GPU has; a smaller device halves it on its first out-of-memory error. The budget a
+# run used is recorded in its manifest (encoding.token_budget).
+GPU_TOKEN_BUDGET = 65_536
 
 
 def automatic_token_budget(model: object, device: str) -> int:
-    """Tokens per forward pass: a fixed budget on a CPU, grown to the free memory of an accelerator.
-
-    The estimate is the activation memory of one layer per token in half precision (hidden states,
-    the feed-forward block at four times the width, attention heads over a full-length row), with half
-    of the free memory kept back for the allocator and the model's other buffers.
-    """
-    if not device.startswith("cuda") or not torch.cuda.is_available():
+    """Tokens per forward pass: a fixed budget for each kind of device (see GPU_TOKEN_BUDGET)."""
+    if not device.startswith("cuda"):
         return CPU_TOKEN_BUDGET
-    config = getattr(getattr(model[0], "auto_model", None), "config", None) if hasattr(model, "__getitem__") else None
-    hidden = int(getattr(config, "hidden_size", 1024) or 1024)
-    heads = int(getattr(config, "num_attention_heads", 16) or 16)
-    longest = int(getattr(model, "max_seq_length", 512) or 512)
-    bytes_per_token = 2 * (hidden * 12 + heads * longest)
-    free, _ = torch.cuda.mem_get_info(torch.device(device))
-    budget = int(free * 0.5 // bytes_per_token)
-    low, high = GPU_TOKEN_BUDGET_RANGE
-    budget = max(low, min(high, budget))
-    return 1 << (budget.bit_length() - 1)
+    return GPU_TOKEN_BUDGET
+
+
+def check_finite(vectors: np.ndarray, precision: str, rows: np.ndarray) -> None:
+    """Fail clearly when a batch of embeddings holds NaN or infinity (whose fault depends on the precision)."""
+    finite = np.isfinite(vectors).all(axis=1)
+    if finite.all():
+        return
+    bad = int((~finite).sum())
+    first = int(np.asarray(rows)[~finite][0])
+    if precision == "float32":
+        raise NonFiniteEmbeddingError(
+            f"The model produced non-finite embeddings (NaN or infinity) for {bad} texts of a batch "
+            f"(text {first} among them) in float32; its scores would be meaningless."
+        )
+    raise ReducedPrecisionOverflow(
+        f"The model overflowed in {precision} on this device: {bad} texts of a batch (text {first} among "
+        "them) got NaN or infinite embeddings. It must be evaluated in bfloat16 or float32 "
+        "(evaluation.engine.encoders.encoding_precision decides which families are)."
+    )
 
 
 @dataclass
@@ -132,6 +149,9 @@ class TokenisedBatches:
         self.texts = texts
         self.token_budget = token_budget
         self.max_rows = max_rows
+        # Where the current limits are read from before each batch is cut (the encoder, whose limits
+        # halve on out-of-memory errors); by default the fixed values above.
+        self.limits: Callable[[], tuple[int, int]] = lambda: (self.token_budget, self.max_rows)
         self.pin = pin
         self.plan = plan
         self.group_size = group_size
@@ -161,12 +181,14 @@ class TokenisedBatches:
                 if lengths is None:
                     raise TypeError("the model's preprocess returned no 2-D attention_mask")
                 if self.plan == "tokens":
-                    planned = plan_batches(lengths.numpy(), self.token_budget, self.max_rows)
+                    planned = self._cut_by_tokens(lengths.numpy())
                 else:
-                    planned = [
-                        np.arange(low, min(low + self.max_rows, len(call_rows)))
-                        for low in range(0, len(call_rows), self.max_rows)
-                    ]
+                    planned = iter(
+                        [
+                            np.arange(low, min(low + self.max_rows, len(call_rows)))
+                            for low in range(0, len(call_rows), self.max_rows)
+                        ]
+                    )
                 for batch_rows in planned:
                     selected = torch.as_tensor(batch_rows)
                     width = int(lengths[selected].max())
@@ -189,6 +211,17 @@ class TokenisedBatches:
         except BaseException as error:
             # Handed to the consumer, which re-raises it in the caller's thread.
             self._queue.put(error)
+
+    def _cut_by_tokens(self, lengths: np.ndarray) -> Iterator[np.ndarray]:
+        """plan_batches, one batch at a time with the limits of that moment (they may have halved)."""
+        order = np.argsort(-lengths, kind="stable")
+        start = 0
+        while start < len(order):
+            token_budget, max_rows = self.limits()
+            longest = max(1, int(lengths[order[start]]))
+            rows = max(1, min(max_rows, token_budget // longest))
+            yield order[start : start + rows]
+            start += rows
 
     def __iter__(self) -> Iterator[Batch]:
         self._thread.start()
@@ -230,6 +263,8 @@ class PipelineEncoder:
     plan: str = "tokens"
     group_size: int = TOKENIZE_CALL
     halvings: int = 0
+    # The precision of the model's weights, which decides whose fault a non-finite batch is.
+    precision: str = "float32"
 
     def _forward(self, features: dict) -> torch.Tensor:
         on_device = {
@@ -251,13 +286,19 @@ class PipelineEncoder:
         )
 
     def _encode_batch(self, features: dict) -> torch.Tensor:
+        """The batch's embeddings, on the model's device (split first when over the current limits)."""
         rows = next(value.shape[0] for value in features.values() if isinstance(value, torch.Tensor))
-        if rows > self.max_rows:
+        mask = features.get("attention_mask")
+        width = int(mask.shape[1]) if isinstance(mask, torch.Tensor) and mask.ndim == 2 else 1
+        # A batch cut before the budget halved (queued by the producer) is split to the new budget.
+        fitting = max(1, min(self.max_rows, self.token_budget // max(1, width))) if self.plan == "tokens" else rows
+        fitting = min(fitting, self.max_rows)
+        if rows > fitting:
             left_padded = getattr(getattr(self.model, "tokenizer", None), "padding_side", "right") == "left"
-            parts = _halves(features, rows, self.max_rows, left_padded)
+            parts = _halves(features, rows, fitting, left_padded)
             return torch.cat([self._encode_batch(part) for part in parts])
         try:
-            return self._forward(features).cpu()
+            return self._forward(features)
         except Exception as error:
             if not is_out_of_memory(error) or (rows <= 1 and self.max_rows <= 1):
                 raise
@@ -276,15 +317,41 @@ class PipelineEncoder:
             plan=self.plan,
             group_size=self.group_size,
         )
+        # The producer reads the limits of this encoder, so a halving reaches the batches it cuts next.
+        batches.limits = lambda: (self.token_budget, self.max_rows)
+        on_cuda = self.device.startswith("cuda") and torch.cuda.is_available()
+        pending: tuple[np.ndarray, torch.Tensor, object] | None = None
+
+        def finish(positions: np.ndarray, host: torch.Tensor, copied: object) -> None:
+            nonlocal result
+            if copied is not None:
+                copied.synchronize()  # type: ignore[attr-defined]
+            vectors = host.numpy()
+            check_finite(vectors, self.precision, positions)
+            if result is None:
+                result = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
+            result[positions] = vectors
+            if on_batch is not None:
+                on_batch(positions, vectors)
+
         self.model.eval()
         with torch.inference_mode():
             for batch in batches:
-                vectors = self._encode_batch(batch.features).numpy()
-                if result is None:
-                    result = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
-                result[batch.positions] = vectors
-                if on_batch is not None:
-                    on_batch(batch.positions, vectors)
+                computed = self._encode_batch(batch.features)
+                if on_cuda:
+                    # Copied to page-locked memory without waiting; the previous batch is finished
+                    # (checked, stored, handed to the cache) while the device computes this one.
+                    host = torch.empty(computed.shape, dtype=computed.dtype, pin_memory=True)
+                    host.copy_(computed, non_blocking=True)
+                    copied = torch.cuda.Event()
+                    copied.record()
+                    if pending is not None:
+                        finish(*pending)
+                    pending = (batch.positions, host, copied)
+                else:
+                    finish(batch.positions, computed, None)
+            if pending is not None:
+                finish(*pending)
         return result if result is not None else np.empty((0, 0), dtype=np.float32)
 
 

@@ -37,3 +37,24 @@ def test_it_ignores_a_chunk_whose_keys_were_never_written(tmp_path):
     fresh = EmbeddingCache(tmp_path, "m", "r")
     assert fresh.stats().rows == 1
     np.testing.assert_array_equal(fresh.get([text_key("a")]), [[1.0, 1.0]])
+
+
+def test_chunks_written_in_the_background_are_all_stored_before_encoding_returns(tmp_path):
+    # On an accelerator the chunk files are written by a background thread while the device computes.
+    from evaluation.engine.backends import _ChunkWriter
+
+    cache = EmbeddingCache(tmp_path, "model", "rev")
+    keys = [text_key(f"text {number}") for number in range(1000)]
+    writer = _ChunkWriter(cache, keys, len(keys), 64, background=True)
+    rng = np.random.default_rng(0)
+    vectors = rng.normal(size=(1000, 8)).astype(np.float32)
+    reported = []
+    writer.on_flush = reported.append
+    for start in range(0, 1000, 30):
+        rows = np.arange(start, min(1000, start + 30))
+        writer.add(rows, vectors[rows])
+    writer.finish()
+    assert reported[-1] == 1000
+    fresh = EmbeddingCache(tmp_path, "model", "rev")
+    assert fresh.contains(keys).all()
+    np.testing.assert_array_equal(fresh.get(keys[::-1]), vectors[::-1])

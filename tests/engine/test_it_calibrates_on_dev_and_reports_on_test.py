@@ -103,3 +103,15 @@ def test_it_keeps_the_pairs_of_one_item_in_one_calibration_fold():
     logits = np.log(probabilities) - np.log1p(-probabilities)
     chosen, scores = choose_calibrator(probabilities, logits, labels, groups=items, seed=0)
     assert chosen in scores and all(np.isfinite(list(scores.values())))
+
+
+def test_histogram_binning_replaces_temperature_scaling_only_by_a_clear_margin():
+    from evaluation.engine.calibration import CALIBRATOR_MARGIN, preferred_calibrator
+
+    assert preferred_calibrator({"hist": 0.100, "temp": 0.100}) == "temp"
+    # A last-bit (or any sub-margin) advantage does not switch the calibrator.
+    assert preferred_calibrator({"hist": 0.100 - 1e-12, "temp": 0.100}) == "temp"
+    assert preferred_calibrator({"hist": 0.100 - CALIBRATOR_MARGIN / 2, "temp": 0.100}) == "temp"
+    assert preferred_calibrator({"hist": 0.100 - 2 * CALIBRATOR_MARGIN, "temp": 0.100}) == "hist"
+    assert preferred_calibrator({"hist": float("nan"), "temp": 0.3}) == "temp"
+    assert preferred_calibrator({"hist": 0.01, "temp": float("nan")}) == "hist"

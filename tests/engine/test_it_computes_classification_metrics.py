@@ -33,3 +33,16 @@ def test_it_gives_nan_when_a_resample_has_a_single_class():
     labels = np.array([1, 1, 0, 0])
     weights = np.array([[1.0, 1.0, 0.0, 0.0]])
     assert np.isnan(weighted_auroc([0.9, 0.8, 0.1, 0.2], labels, weights)[0])
+
+
+def test_scores_tied_up_to_float32_noise_stay_tied_on_every_processor():
+    rng = np.random.default_rng(4)
+    # Thirty groups of pairs with mathematically equal scores (equal features), both labels in each.
+    scores = np.repeat(rng.uniform(0.05, 0.95, size=30), 6)
+    labels = np.tile([1, 0, 1, 0, 0, 1], 30)
+    exact = weighted_auroc(scores, labels)[0], weighted_average_precision(scores, labels)[0]
+    for seed in range(5):
+        # The noise another processor's kernels leave on a classifier's outputs.
+        noisy = scores + np.random.default_rng(seed).normal(scale=2e-7, size=len(scores))
+        assert weighted_auroc(noisy, labels)[0] == pytest.approx(exact[0], abs=1e-12)
+        assert weighted_average_precision(noisy, labels)[0] == pytest.approx(exact[1], abs=1e-12)

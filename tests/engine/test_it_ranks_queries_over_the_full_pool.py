@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from evaluation.engine.metrics import per_query_retrieval
-from evaluation.engine.retrieval import BlockScorer, DenseScorer, rank_golds
+from evaluation.engine.retrieval import TIE_RELATIVE_TOLERANCE, BlockScorer, DenseScorer, rank_golds
 
 
 class MatrixScorer(BlockScorer):
@@ -91,3 +91,88 @@ def test_it_computes_recall_and_mrr_from_ranks_like_ranx():
     for metric in ("recall@1", "recall@5", "recall@10", "mrr@10"):
         assert ours[metric] == pytest.approx(theirs[metric], abs=1e-9), metric
     assert 0 < ours["recall@10"] < 1, "the data must exercise both hits and misses"
+
+
+def tied_scores(seed: int, n_queries: int = 200, n_docs: int = 300) -> tuple[np.ndarray, np.ndarray]:
+    """float32 scores with adversarial ties: every gold has documents with exactly its score."""
+    rng = np.random.default_rng(seed)
+    scores = rng.uniform(-1, 1, size=(n_queries, n_docs)).astype(np.float32)
+    gold = rng.integers(0, n_docs, size=n_queries)
+    rows = np.arange(n_queries)
+    for offset in (1, 2, 3):
+        scores[rows, (gold + offset * 17) % n_docs] = scores[rows, gold]
+    return scores, gold
+
+
+def perturbed(scores: np.ndarray, ulps: np.ndarray) -> np.ndarray:
+    """Each score moved by its own number of units in the last place (what another kernel's sum does)."""
+    result = scores.copy()
+    for _ in range(int(np.abs(ulps).max())):
+        step = np.abs(ulps) > 0
+        result = np.where(step, np.nextafter(result, np.where(ulps > 0, np.inf, -np.inf).astype(np.float32)), result)
+        ulps = ulps - np.sign(ulps)
+    return result.astype(np.float32)
+
+
+def test_no_rank_moves_when_every_score_moves_by_up_to_four_ulps():
+    scores, gold = tied_scores(11)
+    before = rank_golds(MatrixScorer(scores), gold).ranks
+    assert (before[:, 0] >= 4).all(), "every gold ties with three documents, so it ranks at least 4th"
+    rng = np.random.default_rng(12)
+    for _ in range(5):
+        noisy = perturbed(scores, rng.integers(-4, 5, size=scores.shape))
+        np.testing.assert_array_equal(rank_golds(MatrixScorer(noisy), gold).ranks, before)
+    # Without the tolerance, the same noise breaks the ties one way or the other.
+    noisy = perturbed(scores, rng.integers(-4, 5, size=scores.shape))
+    plain = (noisy >= noisy[np.arange(len(gold)), gold][:, None]).sum(axis=1)
+    assert (plain != before[:, 0]).any()
+
+
+def test_ranks_do_not_depend_on_the_block_size_or_the_summation_order():
+    rng = np.random.default_rng(3)
+    docs = normalised(rng, 257, 384)
+    # Near-duplicates, 1e-7 apart: their float32 scores fall either side of each other depending on
+    # the summation order, far inside the tie tolerance.
+    docs[1::5] = docs[0::5][: len(docs[1::5])] + 1e-7 * rng.standard_normal((len(docs[1::5]), 384))
+    gold = rng.integers(0, 257, size=90)
+    queries = docs[gold] + 0.2 * normalised(rng, 90, 384)
+    queries = (queries / np.linalg.norm(queries, axis=1, keepdims=True)).astype(np.float32)
+    # The reference: float64 products, the rule written out (1 + others within τ of the gold or above).
+    exact = queries.astype(np.float64) @ docs.astype(np.float64).T
+    gold_scores = exact[np.arange(90), gold]
+    at_least = exact >= (gold_scores - TIE_RELATIVE_TOLERANCE * np.maximum(1.0, np.abs(gold_scores)))[:, None]
+    at_least[np.arange(90), gold] = False
+    expected = 1 + at_least.sum(axis=1)
+    for rows in (1, 7, 64, 90):
+        # Each block size makes the BLAS pick another kernel and summation order for the float32 sums.
+        result = rank_golds(DenseScorer(queries, docs), gold, memory_budget=rows * 257 * 13)
+        np.testing.assert_array_equal(result.ranks[:, 0], expected, err_msg=f"{rows} queries per block")
+
+
+class TwoSumsScorer(DenseScorer):
+    """float16 blocks whose float32 re-scoring comes out one ulp lower after the first call (the golds'
+    scores): the same score computed twice, in two summation orders, as a GPU's kernels may."""
+
+    calls = 0
+
+    def exact_pairs(self, query_rows: torch.Tensor, doc_rows: torch.Tensor) -> torch.Tensor:
+        sums = (self.queries[query_rows] * self.docs[doc_rows]).sum(dim=1)
+        self.calls += 1
+        if self.calls > 1:
+            return torch.nextafter(sums, torch.full_like(sums, -np.inf))
+        return sums
+
+
+def test_the_gold_counts_itself_exactly_once_so_no_rank_is_zero():
+    rng = np.random.default_rng(5)
+    docs = normalised(rng, 120, 64)
+    gold = rng.integers(0, 120, size=400)
+    queries = docs[gold] + 0.05 * normalised(rng, 400, 64)
+    queries = (queries / np.linalg.norm(queries, axis=1, keepdims=True)).astype(np.float32)
+    result = rank_golds(TwoSumsScorer(queries, docs, precision="float16"), gold)
+    reference = rank_golds(DenseScorer(queries, docs, precision="float32"), gold)
+    assert result.ranks.min() >= 1
+    np.testing.assert_array_equal(result.ranks, reference.ranks)
+    # So MRR is finite and every query's reciprocal rank is at most 1.
+    values = per_query_retrieval(result.ranks[:, 0])
+    assert np.isfinite(values["mrr@10"]).all() and values["mrr@10"].max() <= 1.0
