@@ -47,6 +47,8 @@ def model_name(which: str, folder: Path, corpus: Corpus) -> str:
 def rank_digest(arrays: dict[str, np.ndarray]) -> str:
     """A digest of a rank artefact's exact part: item ids, ranks and pools, never scores or top-10 lists.
 
+    The texts' token lengths stored beside the ranks (for the error analysis) are not part of it: they
+    are no figure of the engine's, and tests/engine/test_it_records_text_lengths.py checks them.
     Ranks follow the engine's tie rule and are the same on every processor; the top-10 lists order
     documents tied within the tie tolerance as their last float32 bits fall, and gold scores differ in
     those bits, so they are compared as figures (gold_score_mean, to 1e-6) instead.
@@ -54,7 +56,7 @@ def rank_digest(arrays: dict[str, np.ndarray]) -> str:
     digest = hashlib.sha256()
     for key in sorted(arrays):
         array = np.ascontiguousarray(arrays[key])
-        if key.startswith("top10") or array.dtype.kind == "f":
+        if key.startswith("top10") or key.endswith("_lengths") or array.dtype.kind == "f":
             continue
         digest.update(f"{key}|{array.dtype.str}|{array.shape}".encode())
         digest.update(array.tobytes())
