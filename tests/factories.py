@@ -12,6 +12,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 
+from evaluation.engine import ENGINE_VERSION
 from evaluation.engine.results import SCHEMA_VERSION
 from evaluation.models import Dataset, EmbeddingModel, Language, Run, Score
 
@@ -92,7 +93,7 @@ def make_run(
         status=status,
         revision="main",
         resolved_commit=f"{abs(hash(model_name)) % 10**12:012d}" if origin == Run.Origin.RERUN else "",
-        engine_version="1.0.0",
+        engine_version=ENGINE_VERSION,
         details=details,
         manifest={"dataset": {"name": dataset.name, "version": dataset.version}, "device": "cpu"},
     )
