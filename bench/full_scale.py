@@ -140,7 +140,8 @@ class UtilisationSampler:
         try:
             return float(torch.cuda.utilization(torch.device(self.device)))
         except Exception:
-            # torch.cuda.utilization needs pynvml; without it there is nothing to sample.
+            # torch.cuda.utilization reads NVML through pynvml (nvidia-ml-py, a requirement); a driver
+            # without NVML leaves nothing to sample.
             return None
 
     def _run(self) -> None:
