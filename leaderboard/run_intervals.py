@@ -30,17 +30,17 @@ def _load_ranks(path: str) -> tuple[np.ndarray, np.ndarray] | None:
         return np.asarray(arrays["query_item_ids"]), np.asarray(arrays["ranks"])
 
 
-def _samples(run: Run, task: str, metric: str, units: Sequence[Unit]) -> np.ndarray | None:
-    """The resamples of the run's mean of `metric` over `units`: kept at evaluation time
-    (evaluation/replicates.py), else recomputed from its rank files."""
-    from evaluation.replicates import read_samples
+def _rank_entries(run: Run) -> list[dict]:
+    # The engine's list of rank files in run.details (evaluation.engine.results.RankFile as stored).
+    return list((run.details or {}).get("ranks", []))
 
-    rank_paths = [entry["path"] for entry in (run.details or {}).get("ranks", [])]
-    kept = read_samples(run.pk, rank_paths, task, metric, units) if rank_paths else None
-    if kept is not None:
-        return kept
-    details = run.details or {}
-    paths = {(entry["task"], entry["source"], entry["target"]): entry["path"] for entry in details.get("ranks", [])}
+
+def _aligned_ranks(run: Run, task: str, units: Sequence[Unit]) -> list[np.ndarray] | None:
+    """The run's gold ranks of `task` on each of `units`, read from its rank files.
+
+    None when a unit has no rank file, a file is missing from storage, or the units' queries are not
+    in one item order (their per-query values could then not be averaged query by query)."""
+    paths = {(entry["task"], entry["source"], entry["target"]): entry["path"] for entry in _rank_entries(run)}
     if not units or any((task, source, target) not in paths for source, target in units):
         return None
     loaded = [_load_ranks(paths[(task, source, target)]) for source, target in units]
@@ -49,11 +49,23 @@ def _samples(run: Run, task: str, metric: str, units: Sequence[Unit]) -> np.ndar
     order = loaded[0][0]  # type: ignore[index]
     if any(not np.array_equal(found[0], order) for found in loaded):  # type: ignore[index]
         return None
-    manifest = run.manifest or {}
-    seed = int(manifest.get("seed", 0))
-    resamples = int((manifest.get("bootstrap") or {}).get("resamples", bootstrap.DEFAULT_RESAMPLES))
+    return [found[1] for found in loaded]  # type: ignore[index]
+
+
+def _samples(run: Run, task: str, metric: str, units: Sequence[Unit]) -> np.ndarray | None:
+    """The resamples of the run's mean of `metric` over `units`: kept at evaluation time
+    (evaluation/replicates.py), else recomputed from its rank files."""
+    from evaluation.replicates import read_samples
+
+    rank_paths = [entry["path"] for entry in _rank_entries(run)]
+    kept = read_samples(run.pk, rank_paths, task, metric, units) if rank_paths else None
+    if kept is not None:
+        return kept
+    ranks = _aligned_ranks(run, task, units)
+    if ranks is None:
+        return None
+    seed, resamples = bootstrap_settings(run)
     try:
-        ranks = [found[1] for found in loaded]  # type: ignore[index]
         return joint_samples_from_ranks(ranks, metric, seed=seed, n_resamples=resamples)
     except KeyError:
         return None
@@ -95,17 +107,10 @@ def per_query_values(run: Run, task: str, metric: str, units: Sequence[Unit]) ->
     """The run's per-query values of `metric` (units × queries, the engine's item order), from its rank files."""
     from evaluation.engine.metrics import per_query_retrieval
 
-    details = run.details or {}
-    paths = {(entry["task"], entry["source"], entry["target"]): entry["path"] for entry in details.get("ranks", [])}
-    if not units or any((task, source, target) not in paths for source, target in units):
+    ranks = _aligned_ranks(run, task, units)
+    if ranks is None:
         return None
-    loaded = [_load_ranks(paths[(task, source, target)]) for source, target in units]
-    if any(found is None for found in loaded):
-        return None
-    order = loaded[0][0]  # type: ignore[index]
-    if any(not np.array_equal(found[0], order) for found in loaded):  # type: ignore[index]
-        return None
-    rows = [per_query_retrieval(found[1]).get(metric) for found in loaded]  # type: ignore[index]
+    rows = [per_query_retrieval(found).get(metric) for found in ranks]
     if any(row is None for row in rows):
         return None
     return np.stack(rows)  # type: ignore[arg-type]
