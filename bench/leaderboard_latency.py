@@ -15,7 +15,12 @@ Everything stays on the loopback interface and is bounded:
 3. `--clients` threads, each with its own keep-alive http.client connection, share `--requests`
    requests per page and server; the cached server is warmed with one request per page first;
 4. p50/p95/max latency and throughput are printed per page and server, with the uncached/cached
-   ratios of this one run, and the target (p95 < 100 ms cached) is checked.
+   ratios of this one run, and the target (p95 < 100 ms cached) is checked;
+5. the overview's rebuild alone: `--rebuild-requests` requests by one client on the uncached server;
+6. a run finishes (one more synthetic run, announced as the worker announces it): how long building
+   the next generation's pages takes in the finishing process, then the first request's latency on
+   the cached server and whether it shows the new row; for comparison, the same after a bare
+   generation bump (the first visitor rebuilds, as before the pages were built ahead).
 
 The scratch database is dropped at the end (keep it with --keep).
 """
@@ -148,6 +153,56 @@ def fill(models: int, seed: int = 11) -> int:
     return total
 
 
+def add_finished_run(index: int, seed: int = 23) -> int:
+    """One more finished run with every task's scores, written as a worker finishes one; its id."""
+    from evaluation.models import Dataset, EmbeddingModel, Language, Run, Score
+
+    generator = random.Random(seed + index)
+    dataset = Dataset.objects.get()
+    languages = {language.code: language for language in Language.objects.all()}
+    model = EmbeddingModel.objects.create(
+        name=f"bench/finished-{index:03d}", display_name=f"Finished model {index:03d}"
+    )
+    run = Run.objects.create(model=model, dataset=dataset, status=Run.Status.DONE, origin=Run.Origin.RERUN)
+    Score.objects.bulk_create(synthetic_scores(run, languages, generator, 0.45), batch_size=5000)
+    return run.pk
+
+
+def first_request(port: int, path: str, expected: str, timeout: float) -> tuple[float, bool]:
+    """One GET of `path`: its latency in ms and whether the page shows `expected`."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    started = time.perf_counter()
+    connection.request("GET", path)
+    body = connection.getresponse().read().decode("utf-8", "replace")
+    elapsed = (time.perf_counter() - started) * 1000
+    connection.close()
+    return elapsed, expected in body
+
+
+def after_a_finished_run(port: int, index: int, timeout: float) -> dict[str, float]:
+    """A run finishes and is announced as the worker announces it (results_changed after commit): the
+    time the finishing process spends building the next generation's pages, and the first request."""
+    from evaluation.models import Run
+    from evaluation.signals import announce_results_changed
+
+    run_id = add_finished_run(index)
+    started = time.perf_counter()
+    announce_results_changed(Run, run=Run.objects.get(pk=run_id))  # outside a transaction: at once
+    built = (time.perf_counter() - started) * 1000
+    latency, shown = first_request(port, "/", f"Finished model {index:03d}", timeout)
+    return {"build_ms": built, "first_ms": latency, "shown": float(shown)}
+
+
+def after_a_bare_bump(port: int, index: int, timeout: float) -> dict[str, float]:
+    """The same with only the generation moved, so that the first visitor builds the overview."""
+    from leaderboard.cache import bump_generation
+
+    add_finished_run(index)
+    bump_generation()
+    latency, shown = first_request(port, "/", f"Finished model {index:03d}", timeout)
+    return {"first_ms": latency, "shown": float(shown)}
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -252,6 +307,8 @@ def main() -> int:
     parser.add_argument("--uncached-requests", type=int, default=60, help="per page on the uncached server")
     parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes per server")
     parser.add_argument("--timeout", type=float, default=60.0, help="per request, seconds")
+    parser.add_argument("--rebuild-requests", type=int, default=20, help="overview rebuilds by one client")
+    parser.add_argument("--finished-runs", type=int, default=3, help="runs finished one after another")
     parser.add_argument("--keep", action="store_true", help="keep the scratch database")
     args = parser.parse_args()
 
@@ -315,6 +372,24 @@ def main() -> int:
             worst_cached_p95 = max(worst_cached_p95, result["cached"]["p95"])
         verdict = "met" if worst_cached_p95 < TARGET_P95_MS else "NOT met"
         print(f"\nTarget p95 < {TARGET_P95_MS:.0f} ms cached: {verdict} (worst cached p95 {worst_cached_p95:.1f} ms)")
+
+        rebuild = measure(uncached_port, PAGES["overview"], 1, args.rebuild_requests, args.timeout)
+        print(
+            f"Overview rebuild, 1 client, {rebuild['ok']} requests (uncached server): p50 {rebuild['p50']:.0f} ms, "
+            f"p95 {rebuild['p95']:.0f} ms, max {rebuild['max']:.0f} ms"
+        )
+        print("\nA run finishes (pages built for the next generation before it moves), then the first request:")
+        for index in range(args.finished_runs):
+            result = after_a_finished_run(cached_port, index, args.timeout)
+            print(
+                f"  run {index + 1}: pages built in {result['build_ms']:.0f} ms by the finishing process; first "
+                f"request {result['first_ms']:.0f} ms, new row shown: {bool(result['shown'])}"
+            )
+        print("For comparison, a bare generation bump (the first visitor rebuilds the overview):")
+        for index in range(args.finished_runs, 2 * args.finished_runs):
+            result = after_a_bare_bump(cached_port, index, args.timeout)
+            shown = bool(result["shown"])
+            print(f"  run {index + 1}: first request {result['first_ms']:.0f} ms, new row shown: {shown}")
         return 0
     finally:
         for server in servers:

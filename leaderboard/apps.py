@@ -8,8 +8,9 @@ class LeaderboardConfig(AppConfig):
     def ready(self) -> None:
         from evaluation.signals import results_changed
 
-        # One write invalidates every cached public page when runs, datasets or judgements change.
-        results_changed.connect(_bump_on_results_changed, dispatch_uid="leaderboard.bump_on_results_changed")
+        # One write invalidates every cached public page when runs, datasets or judgements change; for a
+        # change of runs the most visited pages are built for the new generation before it moves.
+        results_changed.connect(_refresh_on_results_changed, dispatch_uid="leaderboard.bump_on_results_changed")
 
         from django.db.models.signals import post_delete, post_save
 
@@ -21,7 +22,9 @@ class LeaderboardConfig(AppConfig):
             signal.connect(forget_site_identity, sender=SiteIdentity, dispatch_uid=f"leaderboard.identity.{signal}")
 
 
-def _bump_on_results_changed(sender: type, **identifiers: object) -> None:
-    from leaderboard.cache import bump_generation
+def _refresh_on_results_changed(sender: type, **identifiers: object) -> None:
+    from leaderboard.refresh import refresh_pages
 
-    bump_generation()
+    # The signal's own `signal` argument is no identifier of the change.
+    identifiers.pop("signal", None)
+    refresh_pages(sender, identifiers)

@@ -3,6 +3,8 @@
 A finished run or an import sends `evaluation.signals.results_changed`, to which this app subscribes
 (leaderboard/apps.py) with `bump_generation()`; cached pages carry the
 generation in their key, so stale entries are simply never read again and expire on their own.
+For a finished run the pages most visitors open are first built for the next generation
+(`build_then_bump`, leaderboard/refresh.py), so that no visitor waits for them after the move.
 
 Every key also carries the identity of the site's database (leaderboard.models.SiteIdentity): a cache
 shared by mistake between two databases (two sites, or a site and a test run) never serves one
@@ -12,13 +14,17 @@ database's page to the other.
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import TypeVar
 
 from django.core.cache import cache
 from django.db import DatabaseError
 
 T = TypeVar("T")
+
+logger = logging.getLogger(__name__)
 
 MAX_SUFFIX_LENGTH = 150
 
@@ -50,7 +56,15 @@ def _generation_key() -> str:
     return f"leaderboard:{site_identity()}:generation"
 
 
+# While pages are built for the next generation (build_then_bump), the keys they are stored under
+# carry that generation; everywhere else this is None and keys carry the current one.
+_building_generation: ContextVar[int | None] = ContextVar("building_generation", default=None)
+
+
 def current_generation() -> int:
+    building = _building_generation.get()
+    if building is not None:
+        return building
     key = _generation_key()
     generation = cache.get(key)
     if generation is None:
@@ -67,6 +81,25 @@ def bump_generation() -> int:
     except ValueError:
         cache.set(key, 2, timeout=None)
         return 2
+
+
+def build_then_bump(build: Callable[[], object]) -> int:
+    """Run `build` with every generation key naming the next generation, then move to it; the new one.
+
+    What `build` stores is in place before the generation moves, so the first visitor after the move
+    finds it. A failed build is logged and the generation moves all the same: the pages are then built
+    by their first visitor (get_or_rebuild), never left stale. When another bump lands while `build`
+    runs (two runs finishing together), this one moves one generation further, whose pages were not
+    built here; their visitors get the latest copy while one of them rebuilds (get_or_rebuild).
+    """
+    token = _building_generation.set(current_generation() + 1)
+    try:
+        build()
+    except Exception:
+        logger.exception("Building the pages of the next cache generation failed; visitors will build them")
+    finally:
+        _building_generation.reset(token)
+    return bump_generation()
 
 
 def generation_key(*parts: object) -> str:
@@ -105,12 +138,17 @@ def get_or_rebuild(key: str, latest_key: str, build: Callable[[], T], timeout: i
             return stale
     try:
         value = build()
-        cache.set(key, value, timeout)
-        # The latest copy outlives the generation: it is only ever served while a rebuild is running.
-        cache.set(latest_key, value, None)
+        store_rebuilt(key, latest_key, value, timeout)
     finally:
         cache.delete(lock)
     return value
+
+
+def store_rebuilt(key: str, latest_key: str, value: object, timeout: int | None) -> None:
+    """Store a built page under its key and as its latest copy."""
+    cache.set(key, value, timeout)
+    # The latest copy outlives the generation: it is only ever served while a rebuild is running.
+    cache.set(latest_key, value, None)
 
 
 def latest_key(*parts: object) -> str:

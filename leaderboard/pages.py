@@ -17,7 +17,7 @@ from django.db.models import Count
 from django.http import Http404, QueryDict
 
 from evaluation.engine.bootstrap import percentile_interval
-from evaluation.engine.registry import METRICS, TASKS, TaskSpec
+from evaluation.engine.registry import BIASED_ESTIMATE_INTERVAL, METRICS, TASKS, TaskSpec
 from evaluation.engine.results import ClassificationDetails, Details
 from evaluation.languages import BY_CODE, LANGUAGES
 from evaluation.models import Dataset, Item, Run, Score
@@ -740,6 +740,7 @@ def classification_page(params: QueryDict, task: str) -> Page:
         "figures": figures,
         "published_present": any(info.is_published for info in infos),
         "chance_levels": chance_levels(spec, shown_metrics, selection.pool_size),
+        "ece_interval": BIASED_ESTIMATE_INTERVAL,
         "published_t4": published_t4_rows(selection.runs),
     }
     context["hidden_for_run"] = context["hidden_for_choice"]
@@ -1202,8 +1203,7 @@ RESAMPLED = {
     "retrieval": "brackets: 95% percentile bootstrap interval over the queries (the same item draws in every language)",
     "classification": (
         "brackets: 95% percentile bootstrap interval over the test items, with the classifier and calibrator held "
-        "fixed (the training and dev splits are not resampled); the ECE intervals are shifted by the bootstrap "
-        "bias estimate and sit around the uncorrected point estimate"
+        f"fixed (the training and dev splits are not resampled); ECE brackets: the {BIASED_ESTIMATE_INTERVAL}"
     ),
     "diagnostics": "brackets: 95% percentile bootstrap interval over the queries",
 }

@@ -56,7 +56,12 @@ def known_parameters(params: QueryDict, allowed: frozenset[str] = PAGE_PARAMETER
 
 def canonical_query(request: HttpRequest, allowed: frozenset[str] = PAGE_PARAMETERS) -> str:
     """The known parameters in a fixed order, so equivalent URLs share a cache entry."""
-    kept = known_parameters(request.GET, allowed)
+    return canonical_params(request.GET, allowed)
+
+
+def canonical_params(params: QueryDict, allowed: frozenset[str] = PAGE_PARAMETERS) -> str:
+    """canonical_query of a request with these parameters."""
+    kept = known_parameters(params, allowed)
     items = sorted((key, value) for key in kept for value in kept.getlist(key))
     # Percent-encoded, so that free text (the model search) makes a valid key for every cache backend.
     return "&".join(f"{quote(key, safe='')}={quote(value, safe='')}" for key, value in items)
@@ -156,6 +161,19 @@ def _is_anonymous_without_messages(request: HttpRequest) -> bool:
     return not request.user.is_authenticated and not len(messages.get_messages(request))
 
 
+def page_keys(name: str, fmt: str, query: str) -> tuple[str, str]:
+    """The cache key of a page's payload (under the generation) and of its latest copy."""
+    return generation_key("page", name, fmt, query), latest_key("page", name, fmt, query)
+
+
+def page_payload(build: Callable[[], Page], name: str, template: str, fmt: str, params: QueryDict) -> dict:
+    """What is cached of a public page: its rendered main content, or its CSV/JSON export."""
+    page = build()
+    if fmt == "html":
+        return {"kind": "html", "title": page.title, "body": render_to_string(template, page.context)}
+    return _export(page, fmt, params.get("table"), name, params)
+
+
 def public_page(request: HttpRequest, name: str, template: str, build: Callable[[], Page]) -> HttpResponse:
     # The page is built from the same parameters its cache key is made of (the builders read
     # request.GET), so a cached entry is always the page its key names.
@@ -173,18 +191,11 @@ def public_page(request: HttpRequest, name: str, template: str, build: Callable[
         if html is not None:
             return HttpResponse(html)
 
-    def rebuild() -> dict:
-        page = build()
-        if fmt == "html":
-            return {"kind": "html", "title": page.title, "body": render_to_string(template, page.context)}
-        return _export(page, fmt, request.GET.get("table"), name, request.GET)
-
     # Stale-while-revalidate: one request rebuilds a page the last finished run invalidated, the
     # others get its latest copy meanwhile (leaderboard.cache.get_or_rebuild).
     payload = get_or_rebuild(
-        generation_key("page", name, fmt, query),
-        latest_key("page", name, fmt, query),
-        rebuild,
+        *page_keys(name, fmt, query),
+        lambda: page_payload(build, name, template, fmt, request.GET),
         settings.PUBLIC_PAGE_CACHE_SECONDS,
     )
     if payload["kind"] == "json":

@@ -27,13 +27,14 @@ from evaluation.engine.calibration import (
 )
 from evaluation.engine.metrics import weighted_accuracy, weighted_auroc, weighted_average_precision
 from evaluation.engine.pairs import SPLITS, PairSet
+from evaluation.engine.registry import BIASED_ESTIMATE_INTERVAL, METRICS
 from evaluation.engine.registry import CLASSIFICATION_METRICS as T4_METRICS
-from evaluation.engine.registry import METRICS
 
-# The metrics whose bootstrap resamples are shifted by the bias estimate (the registry's biased_estimate).
+# The metrics whose plug-in estimate is biased upward (the registry's biased_estimate): the binned ECEs.
 ECE_METRICS = tuple(metric for metric in T4_METRICS if METRICS[metric].biased_estimate)
-# The name of the interval reported for ECE metrics (see evaluate_classifier), as the manifest states it.
-ECE_INTERVAL = "percentile interval shifted by the bootstrap bias estimate (not Efron's BC)"
+# The name of the interval reported for ECE metrics (see evaluate_classifier), as the manifest, the run
+# page, the T4 page, the API and the README state it.
+ECE_INTERVAL = BIASED_ESTIMATE_INTERVAL
 
 
 @dataclass
@@ -134,14 +135,15 @@ def evaluate_classifier(
         boot["ece_temp"].append(expected_calibration_error(calibrated["temp"], y, weights))
         boot["ece_calibrated"].append(expected_calibration_error(calibrated[chosen], y, weights))
     output.boot = {metric: np.concatenate(samples) for metric, samples in boot.items()}
-    for metric in ECE_METRICS:
-        # A binned ECE of a resample is biased upward (|noise| adds up over bins), so its resamples
-        # can all lie above the estimate. The resamples are shifted by the bootstrap bias estimate,
-        # mean(θ*) − θ̂, so the reported interval is the percentile interval shifted by the bootstrap
-        # bias (ECE_INTERVAL). That is not Efron's bias-corrected (BC) percentile interval, which
-        # moves the percentile levels by z0 = Φ⁻¹(share of θ* below θ̂) instead of moving the values.
-        samples = output.boot[metric]
-        output.boot[metric] = samples - (np.nanmean(samples) - output.metrics[metric])
+    # The ECE metrics keep the plain point estimate and the plain percentile interval of their resamples
+    # (ECE_INTERVAL). A binned ECE is biased upward (|noise| adds up over bins), and its resamples more
+    # so, so the interval tends to sit above the estimate (on the validation data, 4 of 180 recorded
+    # ECE intervals lie wholly above it). It is not shifted by the bootstrap bias estimate
+    # mean(θ*) − θ̂: with 150 test items that estimate is itself noisy, and for a small ECE it is about
+    # as large as the ECE, so the shifted bounds (and a bias-corrected point estimate) fall below 0,
+    # which no ECE can be (the shifted interval of the tiny test model's Marathi ECE after histogram
+    # binning on the demo data was -0.040 to 0.274 around 0.073). Reporting the plain figures, and
+    # naming them for what they are, is honest; their upward bias is stated beside them.
     output.reliability = {
         "before": reliability_bins(p_test, y),
         "after": reliability_bins(calibrated[chosen], y),

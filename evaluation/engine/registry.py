@@ -18,6 +18,12 @@ from typing import Literal
 
 Scale = Literal["fraction", "rank"]
 
+# The name of the interval reported for a metric whose plug-in estimate is biased upward (the ECEs,
+# MetricSpec.biased_estimate): evaluation/engine/classification.py says why it is not bias-corrected.
+BIASED_ESTIMATE_INTERVAL = (
+    "plain percentile interval of the resampled ECEs, not bias-corrected (it can lie above the upward-biased ECE)"
+)
+
 
 @dataclass(frozen=True)
 class MetricSpec:
@@ -26,8 +32,9 @@ class MetricSpec:
     scale "fraction": stored as a fraction in [0, 1] and shown as a percentage with `digits` decimals.
     scale "rank": a mean rank (a number of documents), shown as a plain number.
     comparable: False for figures kept only to explain a published number (the reference's ECE).
-    biased_estimate: the plug-in estimate is biased upward (a binned ECE adds up |noise| over bins), so
-      its bootstrap resamples are shifted by the bootstrap bias estimate before the percentiles are read.
+    biased_estimate: the plug-in estimate is biased upward (a binned ECE adds up |noise| over bins). Its
+      interval is the plain percentile interval of its resamples, not bias-corrected, and every
+      page that shows it says so (evaluation/engine/classification.py, ECE_INTERVAL, gives the reason).
     """
 
     name: str

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Count, Q
-from django.http import HttpResponse, HttpResponseBase
+from django.http import HttpResponse, HttpResponseBase, QueryDict
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import viewsets
@@ -51,6 +51,16 @@ def cached_json(request: Request, key: str, compute: Callable[[], Response | obj
     if getattr(request, "accepted_renderer", None) is None or request.accepted_renderer.format == "json":
         return HttpResponse(body, content_type="application/json")
     return Response(json.loads(body))
+
+
+def leaderboard_key(query: str) -> str:
+    """The cache key of /api/leaderboard/ for a canonical query string (leaderboard.responses)."""
+    return generation_key("api", "leaderboard", query)
+
+
+def leaderboard_body(params: QueryDict) -> bytes:
+    """/api/leaderboard/ as the JSON bytes cached_json stores."""
+    return JSONRenderer().render(LeaderboardViewSet.table(params))
 
 
 API_PARAMETERS = frozenset({"limit", "offset", "format"})
@@ -106,8 +116,9 @@ class RunViewSet(CachedReadMixin, viewsets.ReadOnlyModelViewSet):
 class ScoreViewSet(CachedReadMixin, viewsets.ReadOnlyModelViewSet):
     """Every score of every finished run, one per task, language (or ordered pair) and metric.
 
-    Values are fractions between 0 and 1; ci_low/ci_high are 95% bootstrap bounds (null for the
-    published results)."""
+    Values are fractions between 0 and 1; ci_low/ci_high are 95% percentile bootstrap bounds (null for the
+    published results); for the ECE metrics the plain percentile interval of the resampled ECEs, not
+    bias-corrected (it can lie above the upward-biased ECE)."""
 
     serializer_class = ScoreSerializer
     filterset_class = ScoreFilter
@@ -141,15 +152,13 @@ class LeaderboardViewSet(viewsets.ViewSet):
     @extend_schema(parameters=LEADERBOARD_PARAMETERS, responses={200: OpenApiTypes.OBJECT})
     def list(self, request: Request) -> HttpResponseBase:
         return cached_json(
-            request,
-            generation_key("api", "leaderboard", canonical_query(request._request)),
-            lambda: self.table(request),
+            request, leaderboard_key(canonical_query(request._request)), lambda: self.table(request.query_params)
         )
 
     @staticmethod
-    def table(request: Request) -> dict:
+    def table(params: QueryDict) -> dict:
         # Built from the parameters its cache key is made of.
-        page = overview_page(known_parameters(request.query_params))
+        page = overview_page(known_parameters(params))
         table = page.tables["overview"]
         context = page.context
         return {

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from evaluation.engine.bootstrap import percentile_interval, resample_indices
 from evaluation.engine.calibration import (
     HistogramBinning,
     TemperatureScaling,
@@ -115,3 +116,38 @@ def test_histogram_binning_replaces_temperature_scaling_only_by_a_clear_margin()
     assert preferred_calibrator({"hist": 0.100 - 2 * CALIBRATOR_MARGIN, "temp": 0.100}) == "hist"
     assert preferred_calibrator({"hist": float("nan"), "temp": 0.3}) == "temp"
     assert preferred_calibrator({"hist": 0.01, "temp": float("nan")}) == "hist"
+
+
+def test_it_reports_the_plain_percentile_interval_around_the_plain_ece():
+    # Uninformative features and 30% positives everywhere: the classifier predicts about 0.3 for every
+    # pair and its test ECE is small, while the resampled ECEs add up |noise| over the bins, so the
+    # bootstrap bias estimate is as large as the ECE and an interval shifted by it would reach below 0.
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((420, 2))
+    train_dev = rng.permutation(np.r_[np.ones(90), np.zeros(210)])
+    test = rng.permutation(np.r_[np.ones(36), np.zeros(84)])
+    y = np.r_[train_dev, test].astype(int)
+    groups = np.repeat(np.arange(40), 3)  # 40 test items of three pairs each, resampled together
+
+    output = evaluate_classifier(
+        x[:240], y[:240], x[240:300], y[240:300], x[300:], y[300:], groups, seed=5, n_resamples=200
+    )
+
+    # The resamples recomputed independently: gather each drawn item's three pairs and score them.
+    pairs_of_item = np.arange(120).reshape(40, 3)
+    y_test = y[300:]
+    for metric, p in (("ece", output.probabilities), ("ece_calibrated", output.calibrated[output.chosen])):
+        plain = np.array(
+            [
+                expected_calibration_error(p[pairs_of_item[draw].ravel()], y_test[pairs_of_item[draw].ravel()])
+                for draws in resample_indices(40, 200, 5)
+                for draw in draws
+            ]
+        )
+        np.testing.assert_allclose(output.boot[metric], plain, atol=1e-12)
+        low, high = percentile_interval(output.boot[metric])
+        assert 0 <= low < high
+    # The case this guards: the bootstrap bias estimate of the uncalibrated ECE exceeds the plain lower
+    # bound, so shifting the resamples by it would have reported a negative bound for an ECE.
+    low, _ = percentile_interval(output.boot["ece"])
+    assert output.boot["ece"].mean() - output.metrics["ece"] > low > 0

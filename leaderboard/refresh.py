@@ -1,0 +1,96 @@
+"""The pages most visitors open, built for the next cache generation before it moves.
+
+When a run finishes, every cached page becomes stale at once (leaderboard.cache). Instead of leaving
+the rebuild to the first visitors, the process that finished the run (the worker, or the `evaluate`
+command) builds the overview of the run's benchmark version and of the default version, the task
+pages of that version and `/api/leaderboard/` after the run's transaction has committed (the
+results_changed signal is sent on commit), stores them under the next generation's keys, and only
+then moves the generation: the first visitor after DONE finds the new row already built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from django.conf import settings
+from django.core.cache import cache
+from django.http import QueryDict
+
+from evaluation.engine.registry import TASKS
+from evaluation.models import Run
+from leaderboard import pages
+from leaderboard.api.views import leaderboard_body, leaderboard_key
+from leaderboard.cache import build_then_bump, bump_generation, store_rebuilt
+from leaderboard.responses import canonical_params, page_keys, page_payload
+from leaderboard.standing import version_query
+
+OVERVIEW_TEMPLATE = "leaderboard/overview.html"
+
+
+def refresh_pages(sender: type, identifiers: Mapping[str, object]) -> int:
+    """Move the page cache to a new generation for a change of results; the new generation.
+
+    A change of runs (a finished, withdrawn or restored run, published results imported) has its
+    version's most visited pages built first; any other change (an import of items or judgements, a
+    model's facts) only moves the generation, and its pages are built by their first visitor.
+    """
+    dataset_id = changed_dataset(sender, identifiers)
+    if dataset_id is None or not settings.PUBLIC_PAGE_CACHE_SECONDS:
+        return bump_generation()
+    return build_then_bump(lambda: build_most_visited(dataset_id))
+
+
+def changed_dataset(sender: type, identifiers: Mapping[str, object]) -> int | None:
+    """The benchmark version whose board a change of runs altered; None for any other change."""
+    if sender is not Run:
+        return None
+    run = identifiers.get("run")
+    if isinstance(run, Run):
+        return run.dataset_id
+    if isinstance(run, int):
+        return Run.objects.filter(pk=run).values_list("dataset_id", flat=True).first()
+    dataset = identifiers.get("dataset")
+    return getattr(dataset, "pk", None)
+
+
+def build_most_visited(dataset_id: int) -> list[str]:
+    """Build and store the overview (of the default version and of this one), this version's task pages
+    and the API leaderboard under the current keys (the next generation's, inside build_then_bump).
+
+    Returns the pages built, as `name?query`.
+    """
+    # The task pages' names and templates are the views' own, so the keys are those a visitor's request makes.
+    from leaderboard.views import TASK_PAGES
+
+    version = QueryDict(version_query(dataset_id))
+    default = _store_page("overview", OVERVIEW_TEMPLATE, pages.overview_page, QueryDict())
+    _store_page("overview", OVERVIEW_TEMPLATE, pages.overview_page, version)
+    built = ["overview?", f"overview?{version.urlencode()}"]
+    task_queries = [version]
+    default_dataset = default.context.get("dataset")
+    if default_dataset is not None and default_dataset.pk == dataset_id:
+        # Visitors of the default version reach its task pages without a version in the address.
+        task_queries.append(QueryDict())
+    for task, spec in TASKS.items():
+        if spec.kind not in TASK_PAGES:
+            continue
+        name, template, build = TASK_PAGES[spec.kind]
+        for params in task_queries:
+            _store_page(name.format(task), template, lambda params, build=build, task=task: build(params, task), params)
+            built.append(f"{name.format(task)}?{params.urlencode()}")
+    cache.set(leaderboard_key(""), leaderboard_body(QueryDict()), settings.PUBLIC_PAGE_CACHE_SECONDS)
+    built.append("api-leaderboard?")
+    return built
+
+
+def _store_page(name: str, template: str, build: Callable[[QueryDict], pages.Page], params: QueryDict) -> pages.Page:
+    """Build one page as a visitor's request with these parameters would, store it, and return it."""
+    made: list[pages.Page] = []
+
+    def capture() -> pages.Page:
+        made.append(build(params))
+        return made[0]
+
+    payload = page_payload(capture, name, template, "html", params)
+    store_rebuilt(*page_keys(name, "html", canonical_params(params)), payload, settings.PUBLIC_PAGE_CACHE_SECONDS)
+    return made[0]

@@ -1,0 +1,89 @@
+"""When a run finishes, its pages are built for the next generation before it moves: no visitor waits."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.cache import cache
+from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from evaluation.models import Run
+from leaderboard import pages
+from leaderboard.api.views import leaderboard_key
+from leaderboard.cache import current_generation
+from leaderboard.responses import page_keys
+from leaderboard.standing import version_query
+from tests.factories import make_run
+from tests.validation import create_validation_dataset
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def page_builds(monkeypatch) -> list[str]:
+    """Every build of an overview or task page, whoever asks for it (the views look the builders up)."""
+    builds: list[str] = []
+    for name in ("overview_page", "task_page", "classification_page"):
+        original = getattr(pages, name)
+
+        def counted(*args, original=original, name=name, **kwargs):
+            builds.append(name)
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(pages, name, counted)
+    return builds
+
+
+def test_a_finished_runs_overview_is_in_the_cache_before_any_request(
+    client, page_builds, django_capture_on_commit_callbacks
+):
+    cache.clear()
+    dataset = create_validation_dataset(("Hindi", "Tamil"), limit=20)
+    make_run(dataset, "org/earlier", display_name="Earlier model", languages=("hin", "tam"))
+    assert b"Earlier model" in client.get(reverse("leaderboard:overview")).content
+    before = current_generation()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("evaluate", "--model", "bm25", "--dataset", dataset.slug, "--tasks", "t1")
+
+    run = Run.objects.get(model__name="bm25")
+    assert run.status == Run.Status.DONE
+    assert current_generation() == before + 1
+    # Built under the new generation by the process that finished the run, before any request.
+    label = str(run.model).encode()
+    for query in ("", version_query(dataset.pk)):
+        stored = cache.get(page_keys("overview", "html", query)[0])
+        assert stored is not None and label.decode() in stored["body"], query
+    assert cache.get(page_keys("task-t1", "html", "")[0]) is not None
+    assert label in cache.get(leaderboard_key(""))
+
+    page_builds.clear()
+    with CaptureQueriesContext(connection) as queries:
+        overview = client.get(reverse("leaderboard:overview"))
+        api = client.get("/api/leaderboard/")
+        task = client.get(reverse("leaderboard:task", args=["t1"]))
+    # The first visitors after DONE see the new row, and nobody built a page for them.
+    assert label in overview.content and b"Earlier model" in overview.content
+    assert label in api.content and label in task.content
+    assert page_builds == []
+    # What is left per request is the page's frame (the footer's last-updated date): a handful of queries.
+    assert len(queries) <= 6, [query["sql"] for query in queries]
+
+
+def test_a_failed_build_still_moves_the_generation(monkeypatch, client, django_capture_on_commit_callbacks):
+    cache.clear()
+    dataset = create_validation_dataset(("Hindi",), limit=20)
+    before = current_generation()
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a page that cannot be built")
+
+    monkeypatch.setattr("leaderboard.refresh.build_most_visited", broken)
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("evaluate", "--model", "bm25", "--dataset", dataset.slug, "--tasks", "t1")
+
+    # The visitors then build the page themselves, and see the run.
+    assert current_generation() == before + 1
+    assert str(Run.objects.get().model).encode() in client.get(reverse("leaderboard:overview")).content
