@@ -818,7 +818,9 @@ class Run(models.Model):
             **fields,
         )
         if finished:
-            announce_results_changed(Run, run=self)
+            # Only a finished run has its pages built ahead (in the worker that finished it); a
+            # withdrawal or a restore happens in a web request, which must not build 15 pages.
+            announce_results_changed(Run, run=self, build_ahead=True)
             if self.notify_by_email:
                 announce_run_over(Run, self.pk)
         return finished

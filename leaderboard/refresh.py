@@ -30,11 +30,12 @@ OVERVIEW_TEMPLATE = "leaderboard/overview.html"
 def refresh_pages(sender: type, identifiers: Mapping[str, object]) -> int:
     """Move the page cache to a new generation for a change of results; the new generation.
 
-    A change of runs (a finished, withdrawn or restored run, published results imported) has its
-    version's most visited pages built first; any other change (an import of items or judgements, a
-    model's facts) only moves the generation, and its pages are built by their first visitor.
+    A finished run (sent with build_ahead by the process that finished it) has its version's most
+    visited pages built first; any other change (a withdrawn or restored run, which happens in a web
+    request, an import, a model's facts) only moves the generation, and its pages are rebuilt by the
+    first visitor while the others get the latest copy (leaderboard.cache.get_or_rebuild).
     """
-    dataset_id = changed_dataset(sender, identifiers)
+    dataset_id = changed_dataset(sender, identifiers) if identifiers.get("build_ahead") else None
     if dataset_id is None or not settings.PUBLIC_PAGE_CACHE_SECONDS:
         return bump_generation()
     return build_then_bump(lambda: build_most_visited(dataset_id))

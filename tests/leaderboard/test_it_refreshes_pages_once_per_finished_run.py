@@ -39,7 +39,7 @@ def test_it_bumps_the_cache_once_when_a_run_evaluated_from_the_command_line_fini
 
     run = Run.objects.get()
     assert run.status == Run.Status.DONE
-    assert announcements == [(Run, {"run": run})]
+    assert announcements == [(Run, {"run": run, "build_ahead": True})]
     assert current_generation() == before + 1
 
 
