@@ -1,7 +1,7 @@
 from django import forms
 from django.contrib import admin, messages
 
-from evaluation.languages import BY_CODE, TARGET_CODES
+from evaluation.engine.languages import BY_CODE, TARGET_CODES
 from evaluation.models import Dataset, EmbeddingModel, Item, Language, Run, Score
 
 

@@ -17,9 +17,9 @@ from django.db.models import Count
 from django.http import Http404, QueryDict
 
 from evaluation.engine.bootstrap import percentile_interval
+from evaluation.engine.languages import BY_CODE, LANGUAGES
 from evaluation.engine.registry import METRICS, TASKS, TaskSpec
 from evaluation.engine.results import ClassificationDetails, Details
-from evaluation.languages import BY_CODE, LANGUAGES
 from evaluation.models import Dataset, Item, Run, Score
 from evaluation.redaction import public_log
 from leaderboard import errors, plots
@@ -611,7 +611,7 @@ def task_page(params: QueryDict, task: str) -> Page:
         "per_query_runs": errors.runs_with_rank_files(selection.run_ids),
         "chance_levels": chance_levels(spec, spec.shown_metrics, pool_size),
         "mixed_origins": selection.mixed_origins,
-        "mining_reason": spec.extra.get("mining_reason", ""),
+        "mining_reason": spec.mining_reason,
     }
     return Page(spec.title, context, {task: ExportTable(headers, rows)})
 

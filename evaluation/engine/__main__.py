@@ -16,13 +16,15 @@ import os
 import sys
 from pathlib import Path
 
-from evaluation.dataset_files import DatasetFileError, Problems, open_source
 from evaluation.engine import DEFAULT_SEED
 from evaluation.engine.backends import load_backend
+from evaluation.engine.corpus import build_corpus
+from evaluation.engine.dataset_files import DatasetFileError, Problems, open_source
+from evaluation.engine.error_listing import main as errors_main
 from evaluation.engine.errors import EngineError
 from evaluation.engine.registry import TASK_IDS
 from evaluation.engine.results import render_document
-from evaluation.engine.runner import build_corpus, evaluate
+from evaluation.engine.runner import evaluate
 
 DEFAULT_CACHE_DIR = Path(os.environ.get("NIRDESHA_CACHE_DIR", Path.home() / ".cache" / "nirdesha" / "embeddings"))
 
@@ -83,8 +85,6 @@ def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
     # `errors RESULT.json --task … --language …` prints a run's worst queries (evaluation/engine/error_listing.py).
     if arguments[:1] == ["errors"]:
-        from evaluation.engine.error_listing import main as errors_main
-
         return errors_main(arguments[1:])
     options = parser().parse_args(argv)
     name = options.model.strip()

@@ -27,6 +27,7 @@ from evaluation.engine.encoders import (
     download_model,
     resolve_model,
 )
+from evaluation.engine.languages import BY_CODE
 from evaluation.engine.retrieval import BlockScorer, DenseScorer
 
 ProgressCallback = Callable[[str, float, str], None]
@@ -278,8 +279,6 @@ class DenseBackend(Backend):
         return np.hstack([np.abs(u - v), u * v])
 
     def tokenizer_coverage(self, text_sets: list[TextSet]) -> dict | None:
-        from evaluation.languages import BY_CODE
-
         by_script: dict[str, dict] = {}
         texts_by_script: dict[str, list[str]] = {}
         languages_by_script: dict[str, list[str]] = {}

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evaluation.dataset_files import DatasetFileError
+from evaluation.engine.dataset_files import DatasetFileError, Problems, open_source
 from evaluation.engine.registry import TASKS
 
 ENGLISH = "eng"
@@ -113,8 +113,6 @@ def _bucket_counts(ranks: np.ndarray) -> dict[str, int]:
 
 def _texts(folder: Path) -> dict[tuple[str, int], tuple[str, str]]:
     """(language, item id) → (persona, instruction) of a dataset folder, read by the importer's own readers."""
-    from evaluation.dataset_files import Problems, open_source
-
     problems = Problems()
     texts = {(row.language, row.item_id): (row.persona, row.instruction) for row in open_source(folder).rows(problems)}
     problems.raise_if_any()

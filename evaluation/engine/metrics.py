@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from evaluation.engine.registry import RETRIEVAL_METRICS as RETRIEVAL_METRICS
+from evaluation.engine.registry import RETRIEVAL_METRICS
 
 RECALL_CUTOFFS = (1, 5, 10)
 MRR_CUTOFF = 10

@@ -16,13 +16,13 @@ import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 
 from evaluation.engine.backends import Backend, TextSet
 from evaluation.engine.classification import evaluate_pair_set
+from evaluation.engine.corpus import SOURCE_LANGUAGE, Corpus, LanguageTexts
 from evaluation.engine.diagnostics import multi_reference_per_query
 from evaluation.engine.lexical import BM25Index
 from evaluation.engine.metrics import per_query_retrieval
@@ -31,10 +31,6 @@ from evaluation.engine.registry import TaskSpec
 from evaluation.engine.retrieval import BlockScorer, rank_golds
 from evaluation.engine.text_lengths import text_lengths
 
-if TYPE_CHECKING:
-    from evaluation.engine.runner import Corpus, LanguageTexts
-
-SOURCE_LANGUAGE = "eng"
 TOP_K = 10
 SetKey = tuple[str, str, str]  # (language, field, role)
 

@@ -13,8 +13,8 @@ ENGINE_MODULES = sorted(
 PURE_MODULES = [
     "evaluation.engine",
     *ENGINE_MODULES,
-    "evaluation.dataset_files",
-    "evaluation.languages",
+    "evaluation.engine.dataset_files",
+    "evaluation.engine.languages",
     "evaluation.gpu_estimate",
     "evaluation.public",
     "evaluation.redaction",

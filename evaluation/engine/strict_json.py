@@ -1,6 +1,6 @@
 """Strict JSON reading for untrusted input: a size limit, a nesting limit, and no control characters.
 
-Used for API request bodies (config/parsers.py) and for imported files (evaluation/dataset_files.py).
+Used for API request bodies (config/parsers.py) and for imported files (evaluation/engine/dataset_files.py).
 Python's json module recurses once per nesting level, so a deeply nested document is refused here,
 before it is parsed, by one linear scan. No Django import.
 """

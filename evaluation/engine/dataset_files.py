@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from evaluation.languages import BY_CODE, BY_NAME, DATASET_FILE_PATTERN, LanguageInfo, dominant_script
-from evaluation.strict_json import CONTROL_CHARACTERS, StrictJSONError, nesting_depth
-from evaluation.strict_json import loads as strict_loads
+from evaluation.engine.languages import BY_CODE, BY_NAME, DATASET_FILE_PATTERN, LanguageInfo, dominant_script
+from evaluation.engine.strict_json import CONTROL_CHARACTERS, StrictJSONError, nesting_depth
+from evaluation.engine.strict_json import loads as strict_loads
 
 PERSONA_KEY = "indian_context_persona"
 INSTRUCTION_KEY = "indian_context_instruction"
