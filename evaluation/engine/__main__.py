@@ -15,6 +15,9 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from evaluation.engine import DEFAULT_SEED
 from evaluation.engine.backends import load_backend
@@ -24,7 +27,7 @@ from evaluation.engine.error_listing import main as errors_main
 from evaluation.engine.errors import EngineError
 from evaluation.engine.registry import TASK_IDS
 from evaluation.engine.results import render_document
-from evaluation.engine.runner import evaluate
+from evaluation.engine.runner import ArtefactSink, evaluate
 
 DEFAULT_CACHE_DIR = Path(os.environ.get("NIRDESHA_CACHE_DIR", Path.home() / ".cache" / "nirdesha" / "embeddings"))
 
@@ -56,13 +59,13 @@ def parser() -> argparse.ArgumentParser:
     return result
 
 
-def folder_sink(folder: Path):
+def folder_sink(folder: Path) -> ArtefactSink:
     """An artefact sink that writes each rank file as <folder>/<name>.npz and returns its path."""
-    import numpy as np
-
     folder.mkdir(parents=True, exist_ok=True)
 
-    def save(name: str, arrays: dict) -> str:
+    # The arrays are typed Any here because numpy's stubs reserve one keyword of savez_compressed
+    # (allow_pickle) for a bool, and a name-keyed dict of arrays cannot promise to avoid it.
+    def save(name: str, arrays: dict[str, Any]) -> str:
         path = folder / f"{name}.npz"
         np.savez_compressed(path, **arrays)
         return str(path)

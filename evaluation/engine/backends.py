@@ -16,6 +16,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -85,7 +86,7 @@ class _ChunkWriter:
         # On an accelerator the chunk files (written and fsynced) are stored by one background thread,
         # so that the device computes the next batches meanwhile; finish() waits for them.
         self._writes: ThreadPoolExecutor | None = ThreadPoolExecutor(max_workers=1) if background else None
-        self._pending: list[Future] = []
+        self._pending: list[Future[None]] = []
 
     def add(self, rows: np.ndarray, encoded: np.ndarray) -> None:
         if self.vectors is None:
@@ -132,7 +133,7 @@ class Backend(ABC):
     device: str = "cpu"
 
     @abstractmethod
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, Any]:
         """What the manifest records about the model."""
 
     @abstractmethod
@@ -149,7 +150,7 @@ class Backend(ABC):
     ) -> np.ndarray:
         """Features of the pairs (personas[persona_rows[i]], instructions[instruction_rows[i]])."""
 
-    def tokenizer_coverage(self, text_sets: list[TextSet]) -> dict | None:
+    def tokenizer_coverage(self, text_sets: list[TextSet]) -> dict[str, Any] | None:
         return None
 
 
@@ -174,7 +175,7 @@ class DenseBackend(Backend):
         self._matrix = np.empty((0, 0), dtype=np.float32)
         self._rows: dict[str, np.ndarray] = {}
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, Any]:
         from evaluation.engine.encoders import prompt_family
 
         return {
@@ -240,10 +241,12 @@ class DenseBackend(Backend):
                     progress("ENCODING", done / len(missing), detail)
 
             writer.on_flush = report
+
+            def store(positions: np.ndarray, encoded: np.ndarray, rows: np.ndarray = rows) -> None:
+                writer.add(rows[positions], encoded)
+
             self.encoder.encode_prefixed(
-                [texts[row] for row in rows.tolist()],
-                on_batch=lambda positions, encoded, rows=rows: writer.add(rows[positions], encoded),
-                group_size=self.chunk_size,
+                [texts[row] for row in rows.tolist()], on_batch=store, group_size=self.chunk_size
             )
             writer.flush()
         writer.finish()
@@ -263,7 +266,8 @@ class DenseBackend(Backend):
         return stats
 
     def vectors(self, text_set: TextSet) -> np.ndarray:
-        return self._matrix[self._rows[text_set.key]]
+        rows: np.ndarray = self._matrix[self._rows[text_set.key]]
+        return rows
 
     def scorer(self, queries: TextSet, documents: TextSet | list[TextSet]) -> BlockScorer:
         pool = [documents] if isinstance(documents, TextSet) else documents
@@ -278,8 +282,8 @@ class DenseBackend(Backend):
         v = self.vectors(instructions)[instruction_rows].astype(np.float64)
         return np.hstack([np.abs(u - v), u * v])
 
-    def tokenizer_coverage(self, text_sets: list[TextSet]) -> dict | None:
-        by_script: dict[str, dict] = {}
+    def tokenizer_coverage(self, text_sets: list[TextSet]) -> dict[str, Any] | None:
+        by_script: dict[str, dict[str, Any]] = {}
         texts_by_script: dict[str, list[str]] = {}
         languages_by_script: dict[str, list[str]] = {}
         for text_set in text_sets:
@@ -328,7 +332,7 @@ class LexicalBackend(Backend):
         self.revision = "lexical-" + hashlib.sha256(description.encode("utf-8")).hexdigest()[:16]
         self._indexes: dict[str, lexical.BM25Index | lexical.TfidfIndex] = {}
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "kind": self.kind,

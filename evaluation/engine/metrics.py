@@ -93,4 +93,5 @@ def weighted_accuracy(
     probabilities, labels = np.asarray(probabilities), np.asarray(labels).astype(bool)
     w = _as_weights(weights, len(probabilities))
     correct = (probabilities >= threshold) == labels
-    return (w * correct).sum(axis=1) / w.sum(axis=1)
+    accuracy: np.ndarray = (w * correct).sum(axis=1) / w.sum(axis=1)
+    return accuracy

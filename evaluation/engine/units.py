@@ -16,6 +16,7 @@ import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import torch
@@ -45,7 +46,7 @@ class Unit:
     per_query: dict[str, np.ndarray] = field(default_factory=dict)
     values: dict[str, float] = field(default_factory=dict)
     boot: dict[str, np.ndarray] = field(default_factory=dict)
-    info: dict = field(default_factory=dict)  # what the method reports about the unit in the task's details
+    info: dict[str, Any] = field(default_factory=dict)  # what the method reports about the unit in the task's details
 
 
 @dataclass
@@ -61,7 +62,7 @@ class Context:
     artefact_sink: Callable[[str, dict[str, np.ndarray]], str] | None
     total_steps: int
     step: int = 0
-    rank_files: list[dict] = field(default_factory=list)
+    rank_files: list[dict[str, Any]] = field(default_factory=list)
     length_cache: dict[str, np.ndarray] = field(default_factory=dict)
 
     def advance(self, detail: str, within: float = 1.0) -> None:
@@ -119,14 +120,14 @@ class UnitMethod:
     def score(self, spec: TaskSpec, context: Context, source: str, target: str | None) -> Unit:
         raise NotImplementedError
 
-    def details(self, spec: TaskSpec, context: Context, units: list[Unit]) -> dict | None:
+    def details(self, spec: TaskSpec, context: Context, units: list[Unit]) -> dict[str, Any] | None:
         """The task's block of run details, if it has one."""
         return None
 
     # True when the manifest has a block for the task (None when the task did not run).
     has_manifest_block = False
 
-    def manifest(self, spec: TaskSpec, units: list[Unit]) -> dict | None:
+    def manifest(self, spec: TaskSpec, units: list[Unit]) -> dict[str, Any] | None:
         """The task's block of the manifest."""
         return None
 
@@ -264,7 +265,7 @@ class PairClassification(UnitMethod):
         }
         return unit
 
-    def details(self, spec: TaskSpec, context: Context, units: list[Unit]) -> dict | None:
+    def details(self, spec: TaskSpec, context: Context, units: list[Unit]) -> dict[str, Any] | None:
         features = (
             "[|u−v|, u⊙v] of persona and instruction embeddings"
             if context.backend.kind == "dense"
@@ -276,7 +277,7 @@ class PairClassification(UnitMethod):
             "features": features,
         }
 
-    def manifest(self, spec: TaskSpec, units: list[Unit]) -> dict | None:
+    def manifest(self, spec: TaskSpec, units: list[Unit]) -> dict[str, Any] | None:
         return {
             "splits": dict(zip(SPLITS, (0.6, 0.2, 0.2), strict=True)),
             "classifier": "StandardScaler + LogisticRegression(C=1.0, Newton, gradient tolerance 1e-10) on "
@@ -418,7 +419,7 @@ class HardNegativeRetrieval(UnitMethod):
         )
         return unit
 
-    def details(self, spec: TaskSpec, context: Context, units: list[Unit]) -> dict | None:
+    def details(self, spec: TaskSpec, context: Context, units: list[Unit]) -> dict[str, Any] | None:
         return {
             "pools": {unit.source: unit.info["pool"] for unit in units},
             "mining": (
