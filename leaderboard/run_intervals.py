@@ -12,7 +12,9 @@ import numpy as np
 from django.core.files.storage import default_storage
 
 from evaluation.engine import bootstrap
+from evaluation.engine.metrics import per_query_retrieval
 from evaluation.models import Run
+from evaluation.replicates import read_samples
 from leaderboard.intervals import (
     joint_interval_of_means,
     joint_samples_from_ranks,
@@ -33,8 +35,6 @@ def _load_ranks(path: str) -> tuple[np.ndarray, np.ndarray] | None:
 def _samples(run: Run, task: str, metric: str, units: Sequence[Unit]) -> np.ndarray | None:
     """The resamples of the run's mean of `metric` over `units`: kept at evaluation time
     (evaluation/replicates.py), else recomputed from its rank files."""
-    from evaluation.replicates import read_samples
-
     rank_paths = [entry["path"] for entry in (run.details or {}).get("ranks", [])]
     kept = read_samples(run.pk, rank_paths, task, metric, units) if rank_paths else None
     if kept is not None:
@@ -93,8 +93,6 @@ def joint_overall_samples(run: Run, groups: Sequence[tuple[str, str, Sequence[Un
 
 def per_query_values(run: Run, task: str, metric: str, units: Sequence[Unit]) -> np.ndarray | None:
     """The run's per-query values of `metric` (units × queries, the engine's item order), from its rank files."""
-    from evaluation.engine.metrics import per_query_retrieval
-
     details = run.details or {}
     paths = {(entry["task"], entry["source"], entry["target"]): entry["path"] for entry in details.get("ranks", [])}
     if not units or any((task, source, target) not in paths for source, target in units):

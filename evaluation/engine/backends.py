@@ -23,9 +23,11 @@ import numpy as np
 from evaluation.engine import lexical
 from evaluation.engine.cache import EmbeddingCache, text_key
 from evaluation.engine.encoders import (
+    LOADED_MODELS,
     ResolvedModel,
     SentenceTransformerEncoder,
     download_model,
+    prompt_family,
     resolve_model,
 )
 from evaluation.engine.languages import BY_CODE
@@ -176,8 +178,6 @@ class DenseBackend(Backend):
         self._rows: dict[str, np.ndarray] = {}
 
     def describe(self) -> dict[str, Any]:
-        from evaluation.engine.encoders import prompt_family
-
         return {
             "name": self.name,
             "kind": self.kind,
@@ -382,8 +382,6 @@ def release_models() -> int:
     import gc
 
     import torch
-
-    from evaluation.engine.encoders import LOADED_MODELS
 
     gc.collect()
     if torch.cuda.is_available():

@@ -2,7 +2,7 @@
 
 The runner receives plain data (a Corpus, corpus.py: the items of each language, aligned by item id) and a
 Backend, and
-returns plain data (score rows, averages, details, a manifest); the Django side (services.py) reads
+returns plain data (score rows, averages, details, a manifest); the Django side (evaluation/execution.py) reads
 items from the database and writes the results. `evaluate()` is a loop over the task specs of the
 registry (registry.TASKS); each spec names the unit method (units.py) that builds and scores its
 units, so the runner never branches on a task. The tasks today:

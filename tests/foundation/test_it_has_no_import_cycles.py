@@ -93,10 +93,10 @@ def test_it_finds_a_cycle_when_there_is_one():
 
 def test_it_reads_the_projects_real_imports():
     graph = import_graph()
-    assert "evaluation.models" in graph["evaluation.services"]
+    assert "evaluation.models" in graph["evaluation.execution"]
     assert "evaluation.worker" in graph["evaluation.tasks"]
-    # An import inside a function is an edge too (the worker defers importing the engine's services).
-    assert "evaluation.services" in graph["evaluation.worker"]
+    # An import inside a function is an edge too (the worker defers importing the execution of a run).
+    assert "evaluation.execution" in graph["evaluation.worker"]
 
 
 def test_it_counts_an_import_made_only_for_types(tmp_path):

@@ -18,6 +18,7 @@ PURE_MODULES = [
     "evaluation.gpu_estimate",
     "evaluation.public",
     "evaluation.redaction",
+    "evaluation.published_intervals",
     "leaderboard.tables",
     "leaderboard.ranking",
     "leaderboard.significance",

@@ -19,9 +19,9 @@ from evaluation import worker
 from evaluation.engine.lexical import LEXICAL_NAMES
 from evaluation.engine.registry import TASK_IDS, TASKS
 from evaluation.engine.results import Details, Manifest
+from evaluation.execution import ensure_baseline_models, run_document
 from evaluation.models import Dataset, EmbeddingModel, Run
 from evaluation.preflight import is_local_reference
-from evaluation.services import ensure_baseline_models, run_document
 
 
 def _split(value: str | None) -> list[str]:

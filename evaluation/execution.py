@@ -48,6 +48,7 @@ from evaluation.engine.results import Details, Manifest, RunResult, ScoreRow, re
 from evaluation.engine.runner import evaluate, plan_tasks, text_sets_for
 from evaluation.models import EmbeddingModel, Item, Run, Score
 from evaluation.rank_storage import rank_file_bytes
+from evaluation.replicates import compute_replicates, write_replicates
 
 logger = logging.getLogger(__name__)
 
@@ -254,7 +255,6 @@ def _evaluate_and_write(run, corpus, name, revision, resolved, device, batch_siz
 
 def keep_replicates(run: Run, result: RunResult) -> None:
     """Write the run's bootstrap replicates beside its rank files (evaluation/replicates.py)."""
-    from evaluation.replicates import compute_replicates, write_replicates
 
     def units():
         for entry in result.details.ranks:
