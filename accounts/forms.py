@@ -5,7 +5,7 @@ from __future__ import annotations
 from allauth.account.forms import SignupForm as AllauthSignupForm
 from django import forms
 
-from evaluation.languages import BY_CODE
+from evaluation.engine.languages import BY_CODE
 from evaluation.models import Language
 
 

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from evaluation.languages import BY_NAME
+from evaluation.engine.languages import BY_NAME
+from evaluation.engine.strict_json import StrictJSONError
+from evaluation.engine.strict_json import loads as strict_loads
 from evaluation.safe_text import write_csv
-from evaluation.strict_json import StrictJSONError
-from evaluation.strict_json import loads as strict_loads
 
 # The largest cell of texts read from a judgement file (a persona, an instruction and a description).
 MAX_CELL_BYTES = 256 * 1024

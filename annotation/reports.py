@@ -8,15 +8,12 @@ same language counts once per campaign, since different people rated it each tim
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from django.db.models import Count, Q
 
 from annotation.agreement import AgreementReport, summarise
 from annotation.models import Campaign, Judgement, Rating
-
-if TYPE_CHECKING:
-    from evaluation.models import Dataset, Language
+from evaluation.models import Dataset, Language
 
 # How the published table's AC1 differs from the one computed here, for pages and the command line.
 AC1_NOTE = (
@@ -145,8 +142,6 @@ def datasets_with_judgements(*, closed_only: bool) -> list[Dataset]:
     With `closed_only` (the public page) only closed campaigns count, so the default is the most
     complete finished set, never a campaign that has just begun.
     """
-    from evaluation.models import Dataset
-
     counted = Q(campaigns__status=Campaign.Status.CLOSED) if closed_only else Q()
     ratings = Count("campaigns__campaign_items__ratings", filter=counted)
     return list(Dataset.objects.annotate(ratings=ratings).filter(ratings__gt=0).order_by("-ratings", "pk"))

@@ -32,9 +32,10 @@ from tqdm import tqdm  # noqa: E402
 
 from evaluation.engine.backends import load_backend  # noqa: E402
 from evaluation.engine.classification import evaluate_pair_set  # noqa: E402
+from evaluation.engine.corpus import build_corpus  # noqa: E402
 from evaluation.engine.encoders import SentenceTransformerEncoder, resolve_model  # noqa: E402
 from evaluation.engine.pairs import build_pair_set  # noqa: E402
-from evaluation.engine.runner import build_corpus, evaluate, unique_texts  # noqa: E402
+from evaluation.engine.runner import evaluate, unique_texts  # noqa: E402
 from tests.fakes.models import minilm_path  # noqa: E402
 from tests.validation import VALIDATION_LANGUAGES, validation_triples  # noqa: E402
 

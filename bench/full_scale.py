@@ -44,9 +44,10 @@ import torch  # noqa: E402
 
 from evaluation.engine import pairs  # noqa: E402
 from evaluation.engine.backends import load_backend  # noqa: E402
+from evaluation.engine.corpus import build_corpus  # noqa: E402
+from evaluation.engine.languages import BY_CODE, TARGET_CODES  # noqa: E402
 from evaluation.engine.pipeline import plan_batches  # noqa: E402
-from evaluation.engine.runner import build_corpus, evaluate, unique_texts  # noqa: E402
-from evaluation.languages import BY_CODE, TARGET_CODES  # noqa: E402
+from evaluation.engine.runner import evaluate, unique_texts  # noqa: E402
 from tests.fakes.models import minilm_path  # noqa: E402
 from tests.validation import validation_rows  # noqa: E402
 

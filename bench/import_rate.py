@@ -34,7 +34,7 @@ from tqdm import tqdm
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from evaluation.languages import LANGUAGES  # noqa: E402  (needs ROOT on the path)
+from evaluation.engine.languages import LANGUAGES  # noqa: E402  (needs ROOT on the path)
 
 # Letter ranges to draw synthetic words from: each script's consonants (Latin: a-z). Enough for
 # dominant_script() to see the right script and for the database to store multi-byte UTF-8.

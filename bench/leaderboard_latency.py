@@ -84,7 +84,7 @@ def drop_database(database_url: str, name: str) -> None:
 
 def synthetic_scores(run, languages: dict, generator: random.Random, level: float) -> list:
     """Every task's scores for one run: T1/T3 per language, T2/T3x per ordered pair, T4 per language."""
-    from evaluation.languages import TARGET_CODES
+    from evaluation.engine.languages import TARGET_CODES
     from evaluation.models import Score
 
     scores = []

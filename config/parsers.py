@@ -1,4 +1,4 @@
-"""The API's JSON parser: strict (evaluation/strict_json.py) instead of DRF's permissive default."""
+"""The API's JSON parser: strict (evaluation/engine/strict_json.py) instead of DRF's permissive default."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from django.conf import settings
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
-from evaluation.strict_json import StrictJSONError, loads
+from evaluation.engine.strict_json import StrictJSONError, loads
 
 
 class StrictJSONParser(JSONParser):

@@ -1,8 +1,10 @@
 from django import forms
 from django.contrib import admin, messages
 
-from evaluation.languages import BY_CODE, TARGET_CODES
+from evaluation.engine.languages import BY_CODE, TARGET_CODES
 from evaluation.models import Dataset, EmbeddingModel, Item, Language, Run, Score
+from evaluation.outbox import BrokerUnavailable
+from evaluation.submissions import SubmissionRefused, requeue_on_current_engine
 
 
 @admin.register(Language)
@@ -86,9 +88,6 @@ class RunAdmin(admin.ModelAdmin):
 
     @admin.action(description="Re-queue older-engine runs on the current engine")
     def requeue_on_current_engine(self, request, queryset) -> None:
-        from evaluation.outbox import BrokerUnavailable
-        from evaluation.submissions import SubmissionRefused, requeue_on_current_engine
-
         queued, skipped = [], []
         for old in queryset.select_related("model", "dataset").order_by("pk"):
             try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from evaluation.languages import BY_CODE, TARGET_CODES
+from evaluation.engine.languages import BY_CODE, TARGET_CODES
 from evaluation.models import Dataset
 from evaluation.preflight import InvalidModelReference, is_local_reference, validate_reference
 from evaluation.submissions import Submission

@@ -1,6 +1,6 @@
 """Importing a dataset version: one transaction writing the Dataset, its card and all its Items.
 
-The files are read and checked by `evaluation.dataset_files` (plain Python); this module decides
+The files are read and checked by `evaluation.engine.dataset_files` (plain Python); this module decides
 whether the import may happen (same name and version already there?), streams the rows into the
 database in batches, and rolls everything back when any row was bad.
 """
@@ -20,7 +20,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 from django.db import IntegrityError, connection, transaction
 
-from evaluation.dataset_files import (
+from evaluation.engine.dataset_files import (
     DEFAULT_MAX_PROBLEMS,
     ON_ERROR_CHOICES,
     ItemRow,

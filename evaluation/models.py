@@ -18,6 +18,7 @@ from django.utils import timezone
 from evaluation.engine import ENGINE_VERSION
 from evaluation.engine.errors import DuplicateRunError
 from evaluation.engine.registry import TASKS, is_cross_lingual
+from evaluation.public import public_details, public_manifest, public_model_name
 from evaluation.signals import announce_results_changed, announce_run_over
 
 
@@ -285,8 +286,6 @@ class EmbeddingModel(models.Model):
     @property
     def public_name(self) -> str:
         """The name everyone but staff reads: a local folder by its folder name, never the server's path."""
-        from evaluation.public import public_model_name
-
         return public_model_name(self.name, self.is_local)
 
     def runs_on_board(self) -> models.QuerySet[Run]:
@@ -610,15 +609,11 @@ class Run(models.Model):
     @property
     def public_manifest(self) -> dict:
         """The manifest as the public reads it (evaluation/public.py): no server path, host or process id."""
-        from evaluation.public import public_manifest
-
         return public_manifest(self.manifest, model_name=self.model.name, is_local=self.model.is_local)
 
     @property
     def public_details(self) -> dict:
         """The engine's results in run.details, without worker attempts, submissions or server paths."""
-        from evaluation.public import public_details
-
         return public_details(self.details)
 
     @property
@@ -632,8 +627,6 @@ class Run(models.Model):
 
         Returns the names of the fields that changed; the public pages are refreshed when any did.
         """
-        from evaluation.signals import announce_results_changed
-
         claims = self.submitted_claims
         model = self.model
         changed = []

@@ -26,8 +26,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evaluation.engine.languages import BY_CODE, TARGET_CODES
 from evaluation.engine.registry import TASKS
-from evaluation.languages import BY_CODE, TARGET_CODES
 
 
 class PublishedResultError(ValueError):

@@ -15,6 +15,7 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from evaluation.engine import ENGINE_VERSION
 from evaluation.engine.backends import LexicalBackend
 from evaluation.engine.errors import HubUnreachableError, ModelNotFoundError, SubmitterError
 from evaluation.engine.lexical import LEXICAL_NAMES
@@ -75,8 +76,6 @@ def submissions_left(user) -> int:
 
 
 def current_engine_version() -> str:
-    from evaluation.engine import ENGINE_VERSION
-
     return ENGINE_VERSION
 
 

@@ -11,6 +11,7 @@ from celery.signals import celeryd_init
 from django.conf import settings
 
 from evaluation import outbox, worker
+from evaluation.models import Run
 
 # Messages are acknowledged only after the task ends, and a worker that dies mid-task gives its
 # message back to the broker; the run row's claim (worker.py) keeps a redelivered task from
@@ -56,8 +57,8 @@ def split_evaluation(run_id: int) -> int:
     writing into the shared embedding cache), whose callback is the usual evaluate_run; it finds every
     text cached and only scores, with the claim, retries and messages of an ordinary run. A broker
     failure here fails this task, whose message (acks_late) is then delivered again."""
-    from evaluation.models import Run
-    from evaluation.services import run_languages
+    # The engine pulls in torch; only evaluation workers pay for importing it.
+    from evaluation.execution import run_languages
 
     run = Run.objects.select_related("dataset").get(pk=run_id)
     if not run.is_active:

@@ -491,7 +491,7 @@ def _evaluate_claimed(
 ) -> str:
     # The engine pulls in torch; only evaluation workers pay for importing it.
     from evaluation.engine.backends import release_models
-    from evaluation.services import execute_run
+    from evaluation.execution import execute_run
 
     # A model that an earlier task of this process left behind (the traceback of an error that
     # Celery retried kept it alive) is freed before another is loaded.
@@ -534,7 +534,7 @@ def encode_language(run_id: int, language: str) -> str:
     A part that fails only logs why: the run's own evaluation, which follows the parts, encodes
     whatever is still missing and reports any real problem with its usual retries and messages.
     """
-    from evaluation.services import encode_run_language
+    from evaluation.execution import encode_run_language
 
     run = Run.objects.select_related("model", "dataset").filter(pk=run_id).first()
     if run is None:

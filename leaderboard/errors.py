@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 from django.core.files.storage import default_storage
 
+from evaluation.engine.languages import BY_CODE
 from evaluation.engine.registry import TASKS, TaskSpec
 from evaluation.engine.results import Details, RankFile
-from evaluation.languages import BY_CODE
 from evaluation.models import Item, Run
 from leaderboard.breakdowns import LengthBin, by_length_quartile
 from leaderboard.significance import PairedHits

@@ -6,7 +6,7 @@ import django_filters
 from django import forms
 from django.db.models import QuerySet
 
-from evaluation.languages import LANGUAGES
+from evaluation.engine.languages import LANGUAGES
 from evaluation.models import Dataset, EmbeddingModel, Run
 from leaderboard.tables import PAIR_MODES
 

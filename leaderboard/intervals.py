@@ -1,10 +1,8 @@
 """Intervals for figures that carry none of their own. Pure Python, no Django.
 
-A published Recall@k is a proportion of the pool's queries, so a 95% interval follows from the value
-and the number of queries alone: the Wilson score interval (statsmodels' proportion_confint,
-method="wilson"). It treats the queries as independent draws and so ignores nothing the published
-files could tell us; it is labelled as such wherever it is shown. MRR is not a proportion and gets
-no interval this way.
+A published figure's interval (the Wilson score interval of a proportion) is evaluation's, written by
+the importer (evaluation/published_intervals.py); this module holds the intervals of averages of
+re-runs, computed from the engine's joint bootstrap.
 """
 
 from __future__ import annotations
@@ -12,31 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-from statsmodels.stats.proportion import proportion_confint
 
 from evaluation.engine import bootstrap
 from evaluation.engine.metrics import per_query_retrieval
-
-WILSON_LABEL = "Wilson 95% interval from the published value and the pool size (queries treated as independent)"
-WILSON_METRICS = frozenset({"recall@1", "recall@5", "recall@10"})
-CONFIDENCE = 0.95
-
-
-def wilson_interval(value: float, n: int, *, confidence: float = CONFIDENCE) -> tuple[float, float]:
-    """The Wilson score interval of a proportion `value` observed on `n` queries."""
-    if n <= 0:
-        raise ValueError("the pool size must be positive")
-    successes = round(value * n)
-    low, high = proportion_confint(successes, n, alpha=1 - confidence, method="wilson")
-    return float(low), float(high)
-
-
-def published_interval(metric: str, value: float, n: int) -> tuple[float, float] | None:
-    """A Wilson interval for a published proportion; None for metrics that are not proportions (MRR)."""
-    if metric not in WILSON_METRICS or not n:
-        return None
-    return wilson_interval(value, n)
-
 
 # --- averages of re-runs: the engine's joint bootstrap ---------------------------------------------------
 #

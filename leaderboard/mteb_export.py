@@ -19,9 +19,9 @@ import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from evaluation.engine.languages import BY_CODE
 from evaluation.engine.registry import TASKS
 from evaluation.engine.results import ScoreRow
-from evaluation.languages import BY_CODE
 
 MTEB_FORMAT_VERSION = "2.26.24"
 SPLIT = "test"

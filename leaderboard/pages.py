@@ -16,17 +16,26 @@ from pathlib import PurePosixPath
 from django.db.models import Count
 from django.http import Http404, QueryDict
 
+from annotation.reports import AC1_NOTE, KAPPA_CI_NOTE, agreement_by_language
 from evaluation.engine.bootstrap import percentile_interval
+from evaluation.engine.languages import BY_CODE, LANGUAGES
 from evaluation.engine.registry import BIASED_ESTIMATE_INTERVAL, METRICS, TASKS, TaskSpec
 from evaluation.engine.results import ClassificationDetails, Details
-from evaluation.languages import BY_CODE, LANGUAGES
 from evaluation.models import Dataset, Item, Run, Score
+from evaluation.published_intervals import WILSON_METRICS
 from evaluation.redaction import public_log
 from leaderboard import errors, plots
 from leaderboard.coverage import Coverage, averaging_languages, common_languages, coverage
 from leaderboard.filters import LanguageSelectionForm, LeaderboardFilter
 from leaderboard.reproduce import in_paper_unit, load_paper_tables, t4_block_value
-from leaderboard.run_intervals import joint_average_interval, joint_overall_samples
+from leaderboard.run_intervals import (
+    bootstrap_settings,
+    joint_average_interval,
+    joint_overall_samples,
+    pair_samples,
+    per_query_values,
+)
+from leaderboard.significance import Difference, holm, paired_bootstrap, paired_recall_at_1, unpaired_proportions
 from leaderboard.tables import (
     OVERALL,
     Column,
@@ -611,7 +620,7 @@ def task_page(params: QueryDict, task: str) -> Page:
         "per_query_runs": errors.runs_with_rank_files(selection.run_ids),
         "chance_levels": chance_levels(spec, spec.shown_metrics, pool_size),
         "mixed_origins": selection.mixed_origins,
-        "mining_reason": spec.extra.get("mining_reason", ""),
+        "mining_reason": spec.mining_reason,
     }
     return Page(spec.title, context, {task: ExportTable(headers, rows)})
 
@@ -926,8 +935,6 @@ def pair_view_rows(params: QueryDict, selection: Selection, task: str, metric: s
     Returns (rows, error); both empty when no pair was asked for. Re-runs' rank intervals use the
     bootstrap replicates of the pair from their rank files (paired); published rows carry their
     Wilson interval and enter each replicate as an independent draw."""
-    from leaderboard.run_intervals import pair_samples
-
     source, target = params.get("query_language", ""), params.get("document_language", "")
     if not source and not target:
         return [], ""
@@ -986,16 +993,6 @@ def differences(selection: Selection, chosen: list[Run], axes: list[tuple[str, s
     Re-runs with rank files: the paired bootstrap over the shared queries (leaderboard.significance);
     the p-value of Recall@1 is the exact McNemar test. Otherwise, published proportions: the unpaired,
     conservative interval. Several comparisons at once are Holm-corrected."""
-    from leaderboard.intervals import WILSON_METRICS
-    from leaderboard.run_intervals import bootstrap_settings, per_query_values
-    from leaderboard.significance import (
-        Difference,
-        holm,
-        paired_bootstrap,
-        paired_recall_at_1,
-        unpaired_proportions,
-    )
-
     by_run = selection.languages_by_run
     values: dict[tuple[int, str, str, str, str | None], float] = {}
     for row in Score.objects.filter(
@@ -1308,8 +1305,6 @@ def run_page(run_id: int) -> Page:
 
 
 def dataset_page(dataset_id: int) -> Page:
-    from annotation.reports import AC1_NOTE, KAPPA_CI_NOTE, agreement_by_language
-
     dataset = Dataset.objects.filter(pk=dataset_id).first()
     if dataset is None:
         raise Http404("No such dataset")

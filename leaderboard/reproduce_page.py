@@ -12,6 +12,7 @@ from collections import defaultdict
 from annotation.models import Campaign
 from annotation.reports import agreement_details, row_for
 from evaluation.models import Dataset, Run, Score
+from evaluation.published_import import FULL_BENCHMARK_NAME, FULL_BENCHMARK_VERSION
 from leaderboard.pages import ExportTable, Page
 from leaderboard.reproduce import (
     DIFFERS,
@@ -23,7 +24,6 @@ from leaderboard.reproduce import (
     reproduction,
     summary,
 )
-from leaderboard.services import FULL_BENCHMARK_NAME, FULL_BENCHMARK_VERSION
 
 CELL_FIELDS = ("table", "model", "language", "metric", "paper", "files", "rerun", "status", "note")
 

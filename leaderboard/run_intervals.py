@@ -12,7 +12,9 @@ import numpy as np
 from django.core.files.storage import default_storage
 
 from evaluation.engine import bootstrap
+from evaluation.engine.metrics import per_query_retrieval
 from evaluation.models import Run
+from evaluation.replicates import read_samples
 from leaderboard.intervals import (
     joint_interval_of_means,
     joint_samples_from_ranks,
@@ -55,8 +57,6 @@ def _aligned_ranks(run: Run, task: str, units: Sequence[Unit]) -> list[np.ndarra
 def _samples(run: Run, task: str, metric: str, units: Sequence[Unit]) -> np.ndarray | None:
     """The resamples of the run's mean of `metric` over `units`: kept at evaluation time
     (evaluation/replicates.py), else recomputed from its rank files."""
-    from evaluation.replicates import read_samples
-
     rank_paths = [entry["path"] for entry in _rank_entries(run)]
     kept = read_samples(run.pk, rank_paths, task, metric, units) if rank_paths else None
     if kept is not None:
@@ -105,8 +105,6 @@ def joint_overall_samples(run: Run, groups: Sequence[tuple[str, str, Sequence[Un
 
 def per_query_values(run: Run, task: str, metric: str, units: Sequence[Unit]) -> np.ndarray | None:
     """The run's per-query values of `metric` (units × queries, the engine's item order), from its rank files."""
-    from evaluation.engine.metrics import per_query_retrieval
-
     ranks = _aligned_ranks(run, task, units)
     if ranks is None:
         return None

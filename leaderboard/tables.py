@@ -466,7 +466,7 @@ def select_languages(
 
     No explicit languages means all translated languages (English, the source, only when chosen);
     script and family filters narrow that further. `info` maps a code to an object with `script`
-    and `family` attributes (evaluation.languages.BY_CODE).
+    and `family` attributes (evaluation.engine.languages.BY_CODE).
     """
     chosen = [code for code in available if code in codes] if codes else [c for c in available if c not in source_codes]
     if scripts:

@@ -58,7 +58,7 @@ def validation_rows(
     languages: tuple[str, ...] = VALIDATION_LANGUAGES, *, limit: int | None = None, with_english: bool = True
 ) -> dict[str, list[dict]]:
     """language code → rows {item_id, persona, instruction, description}; English originals as `eng`."""
-    from evaluation.languages import BY_NAME
+    from evaluation.engine.languages import BY_NAME
 
     result: dict[str, list[dict]] = {}
     english: dict[int, dict] = {}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from evaluation.engine.languages import TARGET_CODES
 from evaluation.engine.results import Details
-from evaluation.languages import TARGET_CODES
 from evaluation.models import Dataset, Run, Score
 from evaluation.preflight import InvalidModelReference, validate_reference
 from evaluation.redaction import public_log

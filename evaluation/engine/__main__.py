@@ -15,14 +15,19 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
-from evaluation.dataset_files import DatasetFileError, Problems, open_source
+import numpy as np
+
 from evaluation.engine import DEFAULT_SEED
 from evaluation.engine.backends import load_backend
+from evaluation.engine.corpus import build_corpus
+from evaluation.engine.dataset_files import DatasetFileError, Problems, open_source
+from evaluation.engine.error_listing import main as errors_main
 from evaluation.engine.errors import EngineError
 from evaluation.engine.registry import TASK_IDS
 from evaluation.engine.results import render_document
-from evaluation.engine.runner import build_corpus, evaluate
+from evaluation.engine.runner import ArtefactSink, evaluate
 
 DEFAULT_CACHE_DIR = Path(os.environ.get("NIRDESHA_CACHE_DIR", Path.home() / ".cache" / "nirdesha" / "embeddings"))
 
@@ -54,13 +59,13 @@ def parser() -> argparse.ArgumentParser:
     return result
 
 
-def folder_sink(folder: Path):
+def folder_sink(folder: Path) -> ArtefactSink:
     """An artefact sink that writes each rank file as <folder>/<name>.npz and returns its path."""
-    import numpy as np
-
     folder.mkdir(parents=True, exist_ok=True)
 
-    def save(name: str, arrays: dict) -> str:
+    # The arrays are typed Any here because numpy's stubs reserve one keyword of savez_compressed
+    # (allow_pickle) for a bool, and a name-keyed dict of arrays cannot promise to avoid it.
+    def save(name: str, arrays: dict[str, Any]) -> str:
         path = folder / f"{name}.npz"
         np.savez_compressed(path, **arrays)
         return str(path)
@@ -83,8 +88,6 @@ def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
     # `errors RESULT.json --task … --language …` prints a run's worst queries (evaluation/engine/error_listing.py).
     if arguments[:1] == ["errors"]:
-        from evaluation.engine.error_listing import main as errors_main
-
         return errors_main(arguments[1:])
     options = parser().parse_args(argv)
     name = options.model.strip()

@@ -16,17 +16,21 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from evaluation.engine import lexical
 from evaluation.engine.cache import EmbeddingCache, text_key
 from evaluation.engine.encoders import (
+    LOADED_MODELS,
     ResolvedModel,
     SentenceTransformerEncoder,
     download_model,
+    prompt_family,
     resolve_model,
 )
+from evaluation.engine.languages import BY_CODE
 from evaluation.engine.retrieval import BlockScorer, DenseScorer
 
 ProgressCallback = Callable[[str, float, str], None]
@@ -84,7 +88,7 @@ class _ChunkWriter:
         # On an accelerator the chunk files (written and fsynced) are stored by one background thread,
         # so that the device computes the next batches meanwhile; finish() waits for them.
         self._writes: ThreadPoolExecutor | None = ThreadPoolExecutor(max_workers=1) if background else None
-        self._pending: list[Future] = []
+        self._pending: list[Future[None]] = []
 
     def add(self, rows: np.ndarray, encoded: np.ndarray) -> None:
         if self.vectors is None:
@@ -131,7 +135,7 @@ class Backend(ABC):
     device: str = "cpu"
 
     @abstractmethod
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, Any]:
         """What the manifest records about the model."""
 
     @abstractmethod
@@ -148,7 +152,7 @@ class Backend(ABC):
     ) -> np.ndarray:
         """Features of the pairs (personas[persona_rows[i]], instructions[instruction_rows[i]])."""
 
-    def tokenizer_coverage(self, text_sets: list[TextSet]) -> dict | None:
+    def tokenizer_coverage(self, text_sets: list[TextSet]) -> dict[str, Any] | None:
         return None
 
 
@@ -173,9 +177,7 @@ class DenseBackend(Backend):
         self._matrix = np.empty((0, 0), dtype=np.float32)
         self._rows: dict[str, np.ndarray] = {}
 
-    def describe(self) -> dict:
-        from evaluation.engine.encoders import prompt_family
-
+    def describe(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "kind": self.kind,
@@ -239,10 +241,12 @@ class DenseBackend(Backend):
                     progress("ENCODING", done / len(missing), detail)
 
             writer.on_flush = report
+
+            def store(positions: np.ndarray, encoded: np.ndarray, rows: np.ndarray = rows) -> None:
+                writer.add(rows[positions], encoded)
+
             self.encoder.encode_prefixed(
-                [texts[row] for row in rows.tolist()],
-                on_batch=lambda positions, encoded, rows=rows: writer.add(rows[positions], encoded),
-                group_size=self.chunk_size,
+                [texts[row] for row in rows.tolist()], on_batch=store, group_size=self.chunk_size
             )
             writer.flush()
         writer.finish()
@@ -262,7 +266,8 @@ class DenseBackend(Backend):
         return stats
 
     def vectors(self, text_set: TextSet) -> np.ndarray:
-        return self._matrix[self._rows[text_set.key]]
+        rows: np.ndarray = self._matrix[self._rows[text_set.key]]
+        return rows
 
     def scorer(self, queries: TextSet, documents: TextSet | list[TextSet]) -> BlockScorer:
         pool = [documents] if isinstance(documents, TextSet) else documents
@@ -277,10 +282,8 @@ class DenseBackend(Backend):
         v = self.vectors(instructions)[instruction_rows].astype(np.float64)
         return np.hstack([np.abs(u - v), u * v])
 
-    def tokenizer_coverage(self, text_sets: list[TextSet]) -> dict | None:
-        from evaluation.languages import BY_CODE
-
-        by_script: dict[str, dict] = {}
+    def tokenizer_coverage(self, text_sets: list[TextSet]) -> dict[str, Any] | None:
+        by_script: dict[str, dict[str, Any]] = {}
         texts_by_script: dict[str, list[str]] = {}
         languages_by_script: dict[str, list[str]] = {}
         for text_set in text_sets:
@@ -329,7 +332,7 @@ class LexicalBackend(Backend):
         self.revision = "lexical-" + hashlib.sha256(description.encode("utf-8")).hexdigest()[:16]
         self._indexes: dict[str, lexical.BM25Index | lexical.TfidfIndex] = {}
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "kind": self.kind,
@@ -379,8 +382,6 @@ def release_models() -> int:
     import gc
 
     import torch
-
-    from evaluation.engine.encoders import LOADED_MODELS
 
     gc.collect()
     if torch.cuda.is_available():

@@ -16,6 +16,7 @@ sees test labels unless a caller passes them in, which classification.py never d
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Protocol, overload
 
 import numpy as np
 from scipy.optimize import minimize_scalar
@@ -31,6 +32,15 @@ def bin_index(probabilities: np.ndarray, n_bins: int = N_BINS) -> np.ndarray:
     return np.minimum((p * n_bins).astype(np.int64), n_bins - 1)
 
 
+# Without weights the ECE is one number; with a weight matrix, one value per resample (row).
+@overload
+def expected_calibration_error(
+    probabilities: np.ndarray, labels: np.ndarray, weights: None = None, n_bins: int = N_BINS
+) -> float: ...
+@overload
+def expected_calibration_error(
+    probabilities: np.ndarray, labels: np.ndarray, weights: np.ndarray, n_bins: int = N_BINS
+) -> np.ndarray: ...
 def expected_calibration_error(
     probabilities: np.ndarray, labels: np.ndarray, weights: np.ndarray | None = None, n_bins: int = N_BINS
 ) -> np.ndarray | float:
@@ -47,7 +57,7 @@ def expected_calibration_error(
     return float(ece[0]) if weights is None else ece
 
 
-def reliability_bins(probabilities: np.ndarray, labels: np.ndarray, n_bins: int = N_BINS) -> list[dict]:
+def reliability_bins(probabilities: np.ndarray, labels: np.ndarray, n_bins: int = N_BINS) -> list[dict[str, Any]]:
     """Per bin: its bounds, sample count, mean predicted probability and mean label (None when empty)."""
     p = np.asarray(probabilities, dtype=np.float64)
     y = np.asarray(labels, dtype=np.float64)
@@ -120,7 +130,8 @@ class TemperatureScaling:
         return self
 
     def predict(self, logits: np.ndarray) -> np.ndarray:
-        return expit(np.asarray(logits, dtype=np.float64) / self.temperature)
+        probabilities: np.ndarray = expit(np.asarray(logits, dtype=np.float64) / self.temperature)
+        return probabilities
 
 
 CALIBRATORS = ("hist", "temp")
@@ -130,7 +141,13 @@ CALIBRATORS = ("hist", "temp")
 CALIBRATOR_MARGIN = 0.005
 
 
-def fit_calibrator(name: str, probabilities: np.ndarray, logits: np.ndarray, labels: np.ndarray):
+class Calibrator(Protocol):
+    """A fitted calibrator: histogram binning predicts from probabilities, temperature scaling from logits."""
+
+    def predict(self, values: np.ndarray, /) -> np.ndarray: ...
+
+
+def fit_calibrator(name: str, probabilities: np.ndarray, logits: np.ndarray, labels: np.ndarray) -> Calibrator:
     if name == "hist":
         return HistogramBinning().fit(probabilities, labels)
     if name == "temp":
@@ -138,7 +155,7 @@ def fit_calibrator(name: str, probabilities: np.ndarray, logits: np.ndarray, lab
     raise ValueError(f"unknown calibrator {name!r}")
 
 
-def apply_calibrator(name: str, calibrator, probabilities: np.ndarray, logits: np.ndarray) -> np.ndarray:
+def apply_calibrator(name: str, calibrator: Calibrator, probabilities: np.ndarray, logits: np.ndarray) -> np.ndarray:
     return calibrator.predict(probabilities if name == "hist" else logits)
 
 
@@ -176,7 +193,8 @@ def choose_calibrator(
     fold_of = calibration_folds(labels, groups, folds=folds, seed=seed)
     scores: dict[str, float] = {}
     for name in CALIBRATORS:
-        errors, sizes = [], []
+        errors: list[float] = []
+        sizes: list[int] = []
         for fold in range(folds):
             held_out = fold_of == fold
             if held_out.all() or not held_out.any():

@@ -10,6 +10,7 @@ prediction is made, so poisoning them cannot change any prediction (tested).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
@@ -19,6 +20,7 @@ from sklearn.preprocessing import StandardScaler
 from evaluation.engine import bootstrap
 from evaluation.engine.calibration import (
     CALIBRATORS,
+    TemperatureScaling,
     apply_calibrator,
     choose_calibrator,
     expected_calibration_error,
@@ -48,7 +50,7 @@ class ClassifierOutput:
     temperature: float
     metrics: dict[str, float] = field(default_factory=dict)
     boot: dict[str, np.ndarray] = field(default_factory=dict)  # metric → bootstrap samples
-    reliability: dict[str, list[dict]] = field(default_factory=dict)
+    reliability: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
 
 # The solver's stopping tolerance on the gradient of the (float64) log loss. Newton steps converge
@@ -85,7 +87,7 @@ def fit_predict(
     for name in CALIBRATORS:
         calibrator = fit_calibrator(name, p_dev, z_dev, y_dev)
         calibrated[name] = apply_calibrator(name, calibrator, p_test, z_test)
-        if name == "temp":
+        if isinstance(calibrator, TemperatureScaling):
             temperature = calibrator.temperature
     chosen, dev_scores = choose_calibrator(p_dev, z_dev, np.asarray(y_dev), groups=dev_groups, seed=seed)
     return p_test, calibrated, chosen, dev_scores, temperature

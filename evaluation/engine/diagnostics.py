@@ -18,6 +18,8 @@ script (e.g. Hindi–Marathi, Devanagari; Assamese–Bengali) against pairs acro
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 
@@ -46,7 +48,7 @@ def multi_reference_per_query(
 
 def script_aggregates(
     pair_values: dict[tuple[str, str], dict[str, float]], script_of: dict[str, str]
-) -> dict[str, dict]:
+) -> dict[str, dict[str, Any]]:
     """Mean of each metric over same-script pairs, cross-script pairs, and each same-script group."""
     groups: dict[str, list[tuple[str, str]]] = {"same_script": [], "cross_script": []}
     for source, target in pair_values:
@@ -54,7 +56,7 @@ def script_aggregates(
         groups["same_script" if same else "cross_script"].append((source, target))
         if same:
             groups.setdefault(f"script:{script_of[source]}", []).append((source, target))
-    result: dict[str, dict] = {}
+    result: dict[str, dict[str, Any]] = {}
     for name, pairs in groups.items():
         if not pairs:
             continue

@@ -22,13 +22,19 @@ import torch
 
 from evaluation.engine import hub
 from evaluation.engine.errors import EngineError, ModelLoadError, ModelNotFoundError, is_out_of_memory
-from evaluation.engine.pipeline import PipelineEncoder, automatic_token_budget, check_finite, supports_pipeline
+from evaluation.engine.pipeline import (
+    PipelineEncoder,
+    SentenceModel,
+    automatic_token_budget,
+    check_finite,
+    supports_pipeline,
+)
 
 logger = logging.getLogger(__name__)
 
 # Every model loaded, weakly: a finished run must leave none alive (backends.release_models), or an
 # out-of-memory retry in the same worker process would load a second copy next to the first.
-LOADED_MODELS: weakref.WeakSet = weakref.WeakSet()
+LOADED_MODELS: weakref.WeakSet[object] = weakref.WeakSet()
 
 ProgressCallback = Callable[[str, float, str], None]
 
@@ -212,7 +218,7 @@ class SentenceTransformerEncoder:
     models are encoded by sentence-transformers' own `encode`.
     """
 
-    model: object  # sentence_transformers.SentenceTransformer
+    model: SentenceModel  # sentence_transformers.SentenceTransformer
     name: str
     revision: str
     prompts: dict[str, str] = field(default_factory=lambda: dict(NO_PROMPTS))

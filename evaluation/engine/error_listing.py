@@ -12,11 +12,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from evaluation.dataset_files import DatasetFileError
+from evaluation.engine.dataset_files import DatasetFileError, Problems, open_source
 from evaluation.engine.registry import TASKS
 
 ENGLISH = "eng"
@@ -40,7 +42,7 @@ def rank_file_name(task: str, source: str, target: str | None) -> str:
 
 
 def find_rank_file(
-    document: dict, result: Path, folder: Path | None, task: str, source: str, target: str | None
+    document: dict[str, Any], result: Path, folder: Path | None, task: str, source: str, target: str | None
 ) -> Path:
     for entry in (document.get("details") or {}).get("ranks") or []:
         if (entry.get("task"), entry.get("source"), entry.get("target")) == (task, source, target):
@@ -49,7 +51,7 @@ def find_rank_file(
     return (folder or result.parent) / rank_file_name(task, source, target)
 
 
-def worst_queries(arrays, limit: int) -> list[tuple[int, int, list[int]]]:
+def worst_queries(arrays: Mapping[str, np.ndarray], limit: int) -> list[tuple[int, int, list[int]]]:
     """(item id, gold rank, top retrieved item ids) of the `limit` worst queries, worst gold rank first."""
     ids = np.asarray(arrays["query_item_ids"])
     ranks = np.asarray(arrays["ranks"]).reshape(len(ids), -1)[:, 0].astype(np.int64)
@@ -113,15 +115,13 @@ def _bucket_counts(ranks: np.ndarray) -> dict[str, int]:
 
 def _texts(folder: Path) -> dict[tuple[str, int], tuple[str, str]]:
     """(language, item id) → (persona, instruction) of a dataset folder, read by the importer's own readers."""
-    from evaluation.dataset_files import Problems, open_source
-
     problems = Problems()
     texts = {(row.language, row.item_id): (row.persona, row.instruction) for row in open_source(folder).rows(problems)}
     problems.raise_if_any()
     return texts
 
 
-def _line(label: str, texts: dict, language: str, item_id: int, field: str) -> None:
+def _line(label: str, texts: dict[tuple[str, int], tuple[str, str]], language: str, item_id: int, field: str) -> None:
     index = 0 if field == "persona" else 1
     found, english = texts.get((language, item_id)), texts.get((ENGLISH, item_id))
     if found is None:

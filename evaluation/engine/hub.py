@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from evaluation.engine.errors import HubUnreachableError, ModelLoadError, ModelNotFoundError, ModelRejected
 
@@ -145,7 +146,7 @@ class HubModel:
     name: str
     commit: str
     files: dict[str, int] = field(default_factory=dict)
-    config: dict = field(default_factory=dict)
+    config: dict[str, Any] = field(default_factory=dict)
     parameter_count: int | None = None
     license: str = ""
 
@@ -254,7 +255,7 @@ def download(
         """The per-file bar of snapshot_download, forwarded to the run's progress callback."""
 
         def update(self, n: float | None = 1) -> bool | None:
-            shown = super().update(n)
+            shown: bool | None = super().update(n)
             # Only the outer bar counts files; the per-file byte bars would make progress jump back.
             if progress and self.total and self.unit != "B":
                 progress("DOWNLOADING", min(1.0, self.n / self.total), f"file {int(self.n)} of {int(self.total)}")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from evaluation.engine.registry import RETRIEVAL_METRICS as RETRIEVAL_METRICS
+from evaluation.engine.registry import RETRIEVAL_METRICS
 
 RECALL_CUTOFFS = (1, 5, 10)
 MRR_CUTOFF = 10
@@ -93,4 +93,5 @@ def weighted_accuracy(
     probabilities, labels = np.asarray(probabilities), np.asarray(labels).astype(bool)
     w = _as_weights(weights, len(probabilities))
     correct = (probabilities >= threshold) == labels
-    return (w * correct).sum(axis=1) / w.sum(axis=1)
+    accuracy: np.ndarray = (w * correct).sum(axis=1) / w.sum(axis=1)
+    return accuracy

@@ -57,7 +57,8 @@ class PairSet:
     splits: np.ndarray  # index into SPLITS
 
     def split_mask(self, split: str) -> np.ndarray:
-        return self.splits == SPLITS.index(split)
+        mask: np.ndarray = self.splits == SPLITS.index(split)
+        return mask
 
     def digest(self) -> str:
         digest = hashlib.sha256(self.language.encode())
@@ -96,7 +97,8 @@ def _hard_negative_block(scorer: SparseScorer, members: np.ndarray, start: int, 
     scores[np.arange(stop - start), np.arange(start, stop)] = -np.inf
     # argmax returns the first maximum, so ties (e.g. no shared token at all) resolve to the lowest
     # row: deterministic, like everything else in the pair set.
-    return members[scores.argmax(axis=1)]
+    nearest: np.ndarray = members[scores.argmax(axis=1)]
+    return nearest
 
 
 def hard_negatives(instructions: list[str], splits: np.ndarray, *, workers: int | None = None) -> np.ndarray:
@@ -231,7 +233,7 @@ class PairSetStore:
         path = self.path(f"{kind}-{key}", content_hash).with_suffix(".npy")
         if path.is_file():
             try:
-                array = np.load(path)
+                array: np.ndarray = np.load(path)
                 self.stats.loaded += 1
                 return array
             except (OSError, ValueError) as error:

@@ -39,6 +39,7 @@ import queue
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -49,6 +50,11 @@ logger = logging.getLogger(__name__)
 
 # Texts per producer call: large enough that the fast tokenizer's own parallelism pays, small enough
 # that the first batch reaches the device quickly and the padded call stays a few hundred MB at most.
+# A sentence-transformers model. The library is imported only when a model is loaded (encoders.py), and
+# its own annotations do not cover what the pipeline reaches for (`preprocess`, `_input_length`), so the
+# engine types it as Any rather than keep a second, guessed copy of the library's interface.
+SentenceModel = Any
+
 TOKENIZE_CALL = 4096
 # Batches tokenised ahead of the device.
 QUEUE_DEPTH = 4
@@ -62,7 +68,7 @@ CPU_TOKEN_BUDGET = 8192
 GPU_TOKEN_BUDGET = 65_536
 
 
-def automatic_token_budget(model: object, device: str) -> int:
+def automatic_token_budget(model: SentenceModel, device: str) -> int:
     """Tokens per forward pass: a fixed budget for each kind of device (see GPU_TOKEN_BUDGET)."""
     if not device.startswith("cuda"):
         return CPU_TOKEN_BUDGET
@@ -91,18 +97,18 @@ def check_finite(vectors: np.ndarray, precision: str, rows: np.ndarray) -> None:
 @dataclass
 class Batch:
     positions: np.ndarray  # rows of the caller's text list
-    features: dict
+    features: dict[str, Any]
     tokens: int  # rows × padded length
 
 
-def _row_length(features: dict) -> torch.Tensor | None:
+def _row_length(features: dict[str, Any]) -> torch.Tensor | None:
     mask = features.get("attention_mask")
     if not isinstance(mask, torch.Tensor) or mask.ndim != 2:
         return None
     return mask.sum(dim=1)
 
 
-def _select(features: dict, rows: torch.Tensor, width: int, left_padded: bool) -> dict:
+def _select(features: dict[str, Any], rows: torch.Tensor, width: int, left_padded: bool) -> dict[str, Any]:
     """Rows of a padded feature dict, trimmed to `width` columns (the longest selected row)."""
     n, full = features["attention_mask"].shape
     selected = {}
@@ -134,7 +140,7 @@ class TokenisedBatches:
 
     def __init__(
         self,
-        model: object,
+        model: SentenceModel,
         texts: list[str],
         *,
         token_budget: int,
@@ -156,7 +162,7 @@ class TokenisedBatches:
         self.plan = plan
         self.group_size = group_size
         self.left_padded = getattr(getattr(model, "tokenizer", None), "padding_side", "right") == "left"
-        self._queue: queue.Queue = queue.Queue(maxsize=QUEUE_DEPTH)
+        self._queue: queue.Queue[Batch | BaseException | None] = queue.Queue(maxsize=QUEUE_DEPTH)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._produce, name="tokenise-ahead", daemon=True)
 
@@ -242,7 +248,7 @@ class TokenisedBatches:
             self._thread.join()
 
 
-def supports_pipeline(model: object) -> bool:
+def supports_pipeline(model: SentenceModel) -> bool:
     """Whether the model takes text through `preprocess` into padded tensors (every Transformer model)."""
     try:
         features = model.preprocess(["a b", "a"])
@@ -256,7 +262,7 @@ def supports_pipeline(model: object) -> bool:
 class PipelineEncoder:
     """Encodes with a SentenceTransformer through `TokenisedBatches`; the batch shrinks on OOM."""
 
-    model: object
+    model: SentenceModel
     device: str
     token_budget: int
     max_rows: int
@@ -266,12 +272,13 @@ class PipelineEncoder:
     # The precision of the model's weights, which decides whose fault a non-finite batch is.
     precision: str = "float32"
 
-    def _forward(self, features: dict) -> torch.Tensor:
+    def _forward(self, features: dict[str, Any]) -> torch.Tensor:
         on_device = {
             key: value.to(self.device, non_blocking=True) if isinstance(value, torch.Tensor) else value
             for key, value in features.items()
         }
-        return self.model(on_device)["sentence_embedding"].float()
+        embedding: torch.Tensor = self.model(on_device)["sentence_embedding"].float()
+        return embedding
 
     def _shrink(self) -> None:
         if self.max_rows <= 1 and self.token_budget <= 1:
@@ -285,7 +292,7 @@ class PipelineEncoder:
             "Out of memory while encoding; %d tokens and %d texts per batch", self.token_budget, self.max_rows
         )
 
-    def _encode_batch(self, features: dict) -> torch.Tensor:
+    def _encode_batch(self, features: dict[str, Any]) -> torch.Tensor:
         """The batch's embeddings, on the model's device (split first when over the current limits)."""
         rows = next(value.shape[0] for value in features.values() if isinstance(value, torch.Tensor))
         mask = features.get("attention_mask")
@@ -355,7 +362,7 @@ class PipelineEncoder:
         return result if result is not None else np.empty((0, 0), dtype=np.float32)
 
 
-def _halves(features: dict, rows: int, max_rows: int, left_padded: bool = False) -> list[dict]:
+def _halves(features: dict[str, Any], rows: int, max_rows: int, left_padded: bool = False) -> list[dict[str, Any]]:
     """Consecutive slices of at most max_rows rows, each trimmed to its own longest row.
 
     The slices are the batches that sentence-transformers would form at the smaller batch size.

@@ -7,13 +7,14 @@ them from this module instead of repeating string literals. No Django imports he
 
 Adding a metric: one `MetricSpec` in `METRICS`. Adding a task: one `TaskSpec` in `TASKS`. How a task's
 units are built and scored is named by its `method`, one of the unit methods of evaluation/engine/units.py
-(full-pool retrieval over languages or ordered pairs, pair classification, multi-reference diagnostics);
-a task needing a new kind of unit adds one method there. The engine never branches on a task's id.
+(full-pool retrieval over languages or ordered pairs, pair classification, hard-negative retrieval,
+multi-reference diagnostics); a task needing a new kind of unit adds one method there. The engine never
+branches on a task's id.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 Scale = Literal["fraction", "rank"]
@@ -254,7 +255,9 @@ class TaskSpec:
     table_metrics: tuple[str, ...] = ()
     in_overall: bool = False
     description: str = ""
-    extra: dict = field(default_factory=dict, compare=False, hash=False)
+    # For a hard-negative task: the text BM25 is queried with to mine the negatives, and why (shown on its page).
+    mining_query: str = ""
+    mining_reason: str = ""
     nav_label: str = ""
     columns: tuple[ColumnSpec, ...] | None = None
     compare_label: str | None = None
@@ -455,14 +458,12 @@ TASKS: dict[str, TaskSpec] = _tasks(
         # whether a model tells the right instruction from near-duplicates of it; mined with the
         # persona they would be whatever shares words with the question, which a lexical model finds
         # by construction and which depends on the persona's wording more than on the answer's.
-        extra={
-            "mining_query": "gold instruction",
-            "mining_reason": (
-                "BM25 is queried with the gold instruction, so the 20 hard negatives are the instructions "
-                "lexically closest to the right answer: the task measures whether a model tells the right "
-                "instruction from its near-duplicates, not from texts that merely share words with the persona."
-            ),
-        },
+        mining_query="gold instruction",
+        mining_reason=(
+            "BM25 is queried with the gold instruction, so the 20 hard negatives are the instructions "
+            "lexically closest to the right answer: the task measures whether a model tells the right "
+            "instruction from its near-duplicates, not from texts that merely share words with the persona."
+        ),
         # The gold and its 20 hard negatives.
         chance_pool=21,
     ),

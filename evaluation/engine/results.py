@@ -38,7 +38,7 @@ class ResultsSchemaError(ValueError):
     """Stored results that are not of the schema this code reads."""
 
 
-def _check_version(data: dict, what: str) -> None:
+def _check_version(data: dict[str, Any], what: str) -> None:
     version = data.get("schema_version")
     if version != SCHEMA_VERSION:
         raise ResultsSchemaError(
@@ -87,7 +87,7 @@ class Reliability:
     n_test_pairs: int | None
 
     @classmethod
-    def from_dict(cls, data: dict) -> Reliability:
+    def from_dict(cls, data: dict[str, Any]) -> Reliability:
         return cls(
             before=[ReliabilityBin(**entry) for entry in data["before"]],
             after=[ReliabilityBin(**entry) for entry in data["after"]],
@@ -113,7 +113,7 @@ class ClassificationDetails:
     features: str
 
     @classmethod
-    def from_dict(cls, data: dict) -> ClassificationDetails:
+    def from_dict(cls, data: dict[str, Any]) -> ClassificationDetails:
         return cls(
             reliability={code: Reliability.from_dict(value) for code, value in data["reliability"].items()},
             pair_sets={code: PairSetInfo(**value) for code, value in data["pair_sets"].items()},
@@ -136,7 +136,7 @@ class HardNegativeDetails:
     mining: str
 
     @classmethod
-    def from_dict(cls, data: dict) -> HardNegativeDetails:
+    def from_dict(cls, data: dict[str, Any]) -> HardNegativeDetails:
         return cls(pools={code: PoolInfo(**value) for code, value in data["pools"].items()}, mining=data["mining"])
 
 
@@ -177,7 +177,7 @@ class Details:
     tasks: dict[str, ClassificationDetails | HardNegativeDetails] = field(default_factory=dict)
     schema_version: int = SCHEMA_VERSION
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "schema_version": self.schema_version,
             "skipped_tasks": dict(self.skipped_tasks),
@@ -195,7 +195,7 @@ class Details:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict | None) -> Details:
+    def from_dict(cls, data: dict[str, Any] | None) -> Details:
         """The engine's details of a run; empty when the engine has not written any (e.g. a queued run)."""
         data = data or {}
         if "schema_version" not in data and not (ENGINE_KEYS & set(data)):
@@ -246,11 +246,11 @@ class Manifest:
     metric_scale: str
     # Task-specific blocks (e.g. the T4 splits and pair-set digests), stored under the task's id;
     # None for a task with a block that did not run.
-    task_blocks: dict[str, dict | None] = field(default_factory=dict)
+    task_blocks: dict[str, dict[str, Any] | None] = field(default_factory=dict)
     run_id: int | None = None
     schema_version: int = SCHEMA_VERSION
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         data = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("task_blocks", "run_id")}
         data.update(self.task_blocks)
         if self.run_id is not None:
@@ -258,7 +258,7 @@ class Manifest:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict) -> Manifest:
+    def from_dict(cls, data: dict[str, Any]) -> Manifest:
         _check_version(data, "Run manifest")
         names = {f.name for f in fields(cls)} - {"task_blocks"}
         return cls(
@@ -281,7 +281,7 @@ class RunResult:
         return self.details.averages
 
 
-def render_document(result: RunResult, *, run_id: int | None = None) -> dict:
+def render_document(result: RunResult, *, run_id: int | None = None) -> dict[str, Any]:
     """The JSON document of an evaluation (`--output` of `manage.py evaluate` and `python -m evaluation.engine`).
 
     Scores sorted by (task, source, target, metric), the averages, and the manifest. `run_id` is the

@@ -350,7 +350,8 @@ def rank_golds(
             scores = _finite_scores(scorer.block_float32(start, stop))
         block_gold_scores = scores.gather(1, gold_block)
         # The results of a block are collected on the device and copied to the host once per block.
-        block_ranks, block_groups = [], {name: [] for name in group_masks}
+        block_ranks: list[torch.Tensor] = []
+        block_groups: dict[str, list[torch.Tensor]] = {name: [] for name in group_masks}
         for column in range(n_golds):
             column_ranks, column_groups = _count_ties(
                 scores, gold_block[:, column], block_gold_scores[:, column], group_masks
@@ -359,8 +360,8 @@ def rank_golds(
             for name, counts in column_groups.items():
                 block_groups[name].append(counts)
         ranks[start:stop] = torch.stack(block_ranks, dim=1).cpu().numpy()
-        for name, counts in block_groups.items():
-            group_counts[name][start:stop] = torch.stack(counts, dim=1).cpu().numpy()
+        for name, columns in block_groups.items():
+            group_counts[name][start:stop] = torch.stack(columns, dim=1).cpu().numpy()
         gold_scores[start:stop] = block_gold_scores.cpu().numpy()
         if k:
             topk[start:stop] = torch.topk(scores, k, dim=1, sorted=True).indices.cpu().numpy()
@@ -410,7 +411,8 @@ def _rank_block_exactly(
         candidates = scores >= kth - 2 * bound
         if int(candidates.sum()) > limit:
             return False
-    block_ranks, block_groups = [], {name: [] for name in group_masks}
+    block_ranks: list[torch.Tensor] = []
+    block_groups: dict[str, list[torch.Tensor]] = {name: [] for name in group_masks}
     for column, (exact_gold, edge) in enumerate(zip(exact_golds, edges, strict=True)):
         gold_docs = gold_block[:, column]
         is_gold = torch.zeros_like(scores, dtype=torch.bool)

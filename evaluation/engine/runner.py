@@ -1,7 +1,8 @@
 """One evaluation: every task of the benchmark for one model on one dataset, encoding each text once.
 
-The runner receives plain data (the items of each language, aligned by item id) and a Backend, and
-returns plain data (score rows, averages, details, a manifest); the Django side (services.py) reads
+The runner receives plain data (a Corpus, corpus.py: the items of each language, aligned by item id) and a
+Backend, and
+returns plain data (score rows, averages, details, a manifest); the Django side (evaluation/execution.py) reads
 items from the database and writes the results. `evaluate()` is a loop over the task specs of the
 registry (registry.TASKS); each spec names the unit method (units.py) that builds and scores its
 units, so the runner never branches on a task. The tasks today:
@@ -11,6 +12,8 @@ units, so the runner never branches on a task. The tasks today:
   t3     instruction(L) → persona(L);
   t3x    instruction(L1) → persona(L2) for every ordered pair;
   t4     compatibility classification on the frozen pair set (pairs.py, classification.py);
+  t5     persona(L) → instruction(L) among the gold and its 20 BM25 hard negatives, mined with the
+         gold instruction and frozen per dataset version (units.HardNegativeRetrieval);
   multi  multi-reference diagnostics over L + English instructions (diagnostics.py), when English
          originals are present.
 
@@ -26,142 +29,35 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from evaluation.engine import DEFAULT_SEED, ENGINE_VERSION, bootstrap
 from evaluation.engine.backends import Backend, EncodeStats, TextSet
 from evaluation.engine.classification import ECE_INTERVAL
+from evaluation.engine.corpus import Corpus
 from evaluation.engine.diagnostics import script_aggregates
 from evaluation.engine.errors import DatasetError
-from evaluation.engine.registry import CROSS_LINGUAL_TASKS, TASK_IDS, TASKS
+from evaluation.engine.languages import BY_CODE
+from evaluation.engine.registry import TASK_IDS, TASKS
 from evaluation.engine.results import SCHEMA_VERSION, Details, Manifest, RunResult, ScoreRow
-from evaluation.engine.units import SOURCE_LANGUAGE, TOP_K, Context, Unit, method_of
-from evaluation.languages import BY_CODE
+from evaluation.engine.units import TOP_K, Context, Unit, method_of
 
 ProgressCallback = Callable[[str, float, str], None]
 ArtefactSink = Callable[[str, dict[str, np.ndarray]], str]
-
-# Kept for callers of the runner; the registry is the one source of both.
-ALL_TASKS = TASK_IDS
-CROSS_LINGUAL = CROSS_LINGUAL_TASKS
-
-
-@dataclass(frozen=True)
-class LanguageTexts:
-    """The items of one language, sorted by item id."""
-
-    code: str
-    item_ids: np.ndarray
-    personas: tuple[str, ...]
-    instructions: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Corpus:
-    name: str
-    version: str
-    content_hash: str
-    languages: dict[str, LanguageTexts]  # the evaluated (translated) languages, in order
-    english: LanguageTexts | None = None
-
-    @property
-    def pool_size(self) -> int:
-        return len(next(iter(self.languages.values())).item_ids) if self.languages else 0
-
-
-# The engine's answer: typed, versioned results (results.py). `Evaluation` is its older name.
-Evaluation = RunResult
-
-# Building and checking the corpus ---------------------------------------------------------------------
-
-
-def _preview(values: Iterable[object], limit: int = 8) -> str:
-    values = list(values)
-    shown = ", ".join(str(value) for value in values[:limit])
-    return shown + (f" … ({len(values)} in all)" if len(values) > limit else "")
-
-
-def build_corpus(
-    rows_by_language: dict[str, list[tuple[int, str, str]]],
-    *,
-    requested_languages: list[str] | None,
-    name: str = "",
-    version: str = "",
-    content_hash: str = "",
-) -> Corpus:
-    """Check the items and assemble a Corpus; DatasetError with a readable message when they don't fit.
-
-    rows_by_language: language code → (item_id, persona, instruction) rows of the dataset.
-    requested_languages: translated languages to evaluate; empty or None = all in the dataset.
-    """
-    label = f"{name} {version}".strip() or "the dataset"
-    available = [code for code, rows in rows_by_language.items() if code != SOURCE_LANGUAGE and rows]
-    requested = list(dict.fromkeys(requested_languages or []))
-    if SOURCE_LANGUAGE in requested:
-        raise DatasetError(
-            "English (eng) is the source language, not a language to evaluate; its originals are used "
-            "automatically by the multi-reference diagnostics when the dataset has them."
-        )
-    unknown = [code for code in requested if code not in BY_CODE]
-    if unknown:
-        raise DatasetError(f"Unknown language code(s): {', '.join(unknown)}. Use ISO 639-3 codes such as hin, tam.")
-    if requested:
-        missing = [code for code in requested if code not in available]
-        if missing:
-            names = ", ".join(f"{BY_CODE[code].name} ({code})" for code in missing)
-            raise DatasetError(f"{label} has no items in {names}.")
-        codes = requested
-    else:
-        codes = sorted(available, key=lambda code: BY_CODE[code].name if code in BY_CODE else code)
-    if not codes:
-        raise DatasetError(f"{label} has no items in any translated language.")
-
-    def assemble(code: str) -> LanguageTexts:
-        rows = sorted(rows_by_language[code], key=lambda row: row[0])
-        ids = np.array([row[0] for row in rows], dtype=np.int64)
-        duplicates = np.unique(ids[1:][ids[1:] == ids[:-1]])
-        if len(duplicates):
-            raise DatasetError(f"{label}: {code} has duplicate item ids: {_preview(duplicates.tolist())}.")
-        empty = [row[0] for row in rows if not (row[1] or "").strip() or not (row[2] or "").strip()]
-        if empty:
-            raise DatasetError(f"{label}: {code} has items with an empty persona or instruction: {_preview(empty)}.")
-        return LanguageTexts(code, ids, tuple(row[1] for row in rows), tuple(row[2] for row in rows))
-
-    languages = {code: assemble(code) for code in codes}
-    reference_code = codes[0]
-    reference = set(languages[reference_code].item_ids.tolist())
-    for code in codes[1:]:
-        ids = set(languages[code].item_ids.tolist())
-        if ids != reference:
-            only_first, only_this = sorted(reference - ids), sorted(ids - reference)
-            parts = []
-            if only_first:
-                parts.append(f"missing from {code}: {_preview(only_first)}")
-            if only_this:
-                parts.append(f"missing from {reference_code}: {_preview(only_this)}")
-            raise DatasetError(
-                f"{label}: item ids are not aligned across languages ({reference_code} has {len(reference)}, "
-                f"{code} has {len(ids)}; {'; '.join(parts)}). Every language must hold the same items."
-            )
-    english = None
-    if rows_by_language.get(SOURCE_LANGUAGE):
-        english = assemble(SOURCE_LANGUAGE)
-        if set(english.item_ids.tolist()) != reference:
-            english = None  # Diagnostics need parallel English; plan_tasks says why they are skipped.
-    return Corpus(name, version, content_hash, languages, english)
 
 
 def plan_tasks(requested: list[str] | None, corpus: Corpus) -> tuple[list[str], dict[str, str]]:
     """The tasks to run, and the reason for every task of the full set that is not run."""
     requested = list(dict.fromkeys(requested or []))
-    unknown = [task for task in requested if task not in ALL_TASKS]
+    unknown = [task for task in requested if task not in TASK_IDS]
     if unknown:
-        raise DatasetError(f"Unknown task(s): {', '.join(unknown)}. Tasks are {', '.join(ALL_TASKS)}.")
+        raise DatasetError(f"Unknown task(s): {', '.join(unknown)}. Tasks are {', '.join(TASK_IDS)}.")
     explicit = bool(requested)
-    tasks = requested or list(ALL_TASKS)
+    tasks = requested or list(TASK_IDS)
     skipped: dict[str, str] = {}
     for spec in TASKS.values():
         reason = method_of(spec).unmet_requirement(spec, corpus)
@@ -171,7 +67,7 @@ def plan_tasks(requested: list[str] | None, corpus: Corpus) -> tuple[list[str], 
             skipped[spec.id] = reason
         elif spec.id not in tasks:
             skipped[spec.id] = "not requested"
-    return [task for task in ALL_TASKS if task in tasks and task not in skipped], skipped
+    return [task for task in TASK_IDS if task in tasks and task not in skipped], skipped
 
 
 def text_sets_for(corpus: Corpus, tasks: list[str]) -> dict[tuple[str, str, str], TextSet]:
@@ -217,7 +113,7 @@ def _summarise(units: list[Unit], metrics: Iterable[str], n_resamples: int, seed
             row += 1
 
 
-def _average(units: list[Unit], metrics: Iterable[str]) -> dict[str, dict]:
+def _average(units: list[Unit], metrics: Iterable[str]) -> dict[str, dict[str, Any]]:
     result = {}
     for metric in metrics:
         usable = [unit for unit in units if metric in unit.values and not np.isnan(unit.values[metric])]
@@ -279,7 +175,7 @@ def library_versions() -> dict[str, str]:
     return versions
 
 
-def hardware(device: str) -> dict:
+def hardware(device: str) -> dict[str, Any]:
     import os
 
     import torch
@@ -322,9 +218,9 @@ def evaluate(
         context.step += 1
 
     scores: list[ScoreRow] = []
-    averages: dict[str, dict] = {}
-    details: dict = {"skipped_tasks": skipped}
-    task_manifests: dict[str, dict | None] = {}
+    averages: dict[str, dict[str, Any]] = {}
+    details: dict[str, Any] = {"skipped_tasks": skipped}
+    task_manifests: dict[str, dict[str, Any] | None] = {}
     for spec in specs:
         units, method = units_by_task[spec.id], method_of(spec)
         if method.bootstrapped_by_runner:
@@ -337,7 +233,10 @@ def evaluate(
             task_manifests[spec.id] = method.manifest(spec, units)
     script_of = {code: BY_CODE[code].script for code in corpus.languages if code in BY_CODE}
     details["script_groups"] = {
-        spec.id: script_aggregates({(u.source, u.target): u.values for u in units_by_task[spec.id]}, script_of)
+        # Every unit of a cross-lingual task has a target; the filter says so to the type checker.
+        spec.id: script_aggregates(
+            {(u.source, u.target): u.values for u in units_by_task[spec.id] if u.target is not None}, script_of
+        )
         for spec in specs
         if spec.cross_lingual
     }
@@ -369,7 +268,7 @@ def build_manifest(
     seed: int,
     n_resamples: int,
     timings: dict[str, float],
-) -> dict:
+) -> dict[str, Any]:
     """What produced the scores: engine, code, seed, data, model, machine, libraries, timings."""
     return {
         "engine_version": ENGINE_VERSION,

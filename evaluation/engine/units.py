@@ -16,13 +16,14 @@ import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 import torch
 
 from evaluation.engine.backends import Backend, TextSet
 from evaluation.engine.classification import evaluate_pair_set
+from evaluation.engine.corpus import SOURCE_LANGUAGE, Corpus, LanguageTexts
 from evaluation.engine.diagnostics import multi_reference_per_query
 from evaluation.engine.lexical import BM25Index
 from evaluation.engine.metrics import per_query_retrieval
@@ -31,10 +32,6 @@ from evaluation.engine.registry import TaskSpec
 from evaluation.engine.retrieval import BlockScorer, rank_golds
 from evaluation.engine.text_lengths import text_lengths
 
-if TYPE_CHECKING:
-    from evaluation.engine.runner import Corpus, LanguageTexts
-
-SOURCE_LANGUAGE = "eng"
 TOP_K = 10
 SetKey = tuple[str, str, str]  # (language, field, role)
 
@@ -49,7 +46,7 @@ class Unit:
     per_query: dict[str, np.ndarray] = field(default_factory=dict)
     values: dict[str, float] = field(default_factory=dict)
     boot: dict[str, np.ndarray] = field(default_factory=dict)
-    info: dict = field(default_factory=dict)  # what the method reports about the unit in the task's details
+    info: dict[str, Any] = field(default_factory=dict)  # what the method reports about the unit in the task's details
 
 
 @dataclass
@@ -65,7 +62,7 @@ class Context:
     artefact_sink: Callable[[str, dict[str, np.ndarray]], str] | None
     total_steps: int
     step: int = 0
-    rank_files: list[dict] = field(default_factory=list)
+    rank_files: list[dict[str, Any]] = field(default_factory=list)
     length_cache: dict[str, np.ndarray] = field(default_factory=dict)
 
     def advance(self, detail: str, within: float = 1.0) -> None:
@@ -123,14 +120,14 @@ class UnitMethod:
     def score(self, spec: TaskSpec, context: Context, source: str, target: str | None) -> Unit:
         raise NotImplementedError
 
-    def details(self, spec: TaskSpec, context: Context, units: list[Unit]) -> dict | None:
+    def details(self, spec: TaskSpec, context: Context, units: list[Unit]) -> dict[str, Any] | None:
         """The task's block of run details, if it has one."""
         return None
 
     # True when the manifest has a block for the task (None when the task did not run).
     has_manifest_block = False
 
-    def manifest(self, spec: TaskSpec, units: list[Unit]) -> dict | None:
+    def manifest(self, spec: TaskSpec, units: list[Unit]) -> dict[str, Any] | None:
         """The task's block of the manifest."""
         return None
 
@@ -268,7 +265,7 @@ class PairClassification(UnitMethod):
         }
         return unit
 
-    def details(self, spec: TaskSpec, context: Context, units: list[Unit]) -> dict | None:
+    def details(self, spec: TaskSpec, context: Context, units: list[Unit]) -> dict[str, Any] | None:
         features = (
             "[|u−v|, u⊙v] of persona and instruction embeddings"
             if context.backend.kind == "dense"
@@ -280,7 +277,7 @@ class PairClassification(UnitMethod):
             "features": features,
         }
 
-    def manifest(self, spec: TaskSpec, units: list[Unit]) -> dict | None:
+    def manifest(self, spec: TaskSpec, units: list[Unit]) -> dict[str, Any] | None:
         return {
             "splits": dict(zip(SPLITS, (0.6, 0.2, 0.2), strict=True)),
             "classifier": "StandardScaler + LogisticRegression(C=1.0, Newton, gradient tolerance 1e-10) on "
@@ -422,7 +419,7 @@ class HardNegativeRetrieval(UnitMethod):
         )
         return unit
 
-    def details(self, spec: TaskSpec, context: Context, units: list[Unit]) -> dict | None:
+    def details(self, spec: TaskSpec, context: Context, units: list[Unit]) -> dict[str, Any] | None:
         return {
             "pools": {unit.source: unit.info["pool"] for unit in units},
             "mining": (

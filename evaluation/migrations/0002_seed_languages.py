@@ -2,7 +2,7 @@ from django.db import migrations
 
 
 def seed_languages(apps, schema_editor):
-    from evaluation.languages import LANGUAGES
+    from evaluation.engine.languages import LANGUAGES
 
     Language = apps.get_model("evaluation", "Language")
     for info in LANGUAGES:

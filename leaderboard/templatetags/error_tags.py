@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
-from evaluation.languages import BY_CODE
+from evaluation.engine.languages import BY_CODE
 from leaderboard.templatetags.leaderboard_tags import score_cell
 
 register = template.Library()

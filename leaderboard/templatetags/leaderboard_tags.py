@@ -12,8 +12,8 @@ from django.utils.dateparse import parse_datetime
 from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
 
+from evaluation.engine.languages import BY_CODE
 from evaluation.engine.registry import METRICS, TASKS, TaskSpec
-from evaluation.languages import BY_CODE
 from leaderboard.tables import Cell, format_metric, percent
 
 register = template.Library()

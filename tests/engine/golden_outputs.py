@@ -22,7 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from evaluation.engine.backends import load_backend
-from evaluation.engine.runner import build_corpus, evaluate
+from evaluation.engine.corpus import build_corpus
+from evaluation.engine.runner import evaluate
 from tests.engine.reference_outputs import rank_figures, recorded_tiny_model
 from tests.validation import validation_triples
 

@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from evaluation.engine.backends import load_backend
-from evaluation.engine.runner import Corpus, build_corpus, evaluate
+from evaluation.engine.corpus import Corpus, build_corpus
+from evaluation.engine.runner import evaluate
 from tests.fakes.models import minilm_path
 from tests.validation import validation_triples
 

@@ -5,7 +5,8 @@ import pytest
 
 from evaluation.engine import pairs
 from evaluation.engine.backends import load_backend
-from evaluation.engine.runner import build_corpus, evaluate
+from evaluation.engine.corpus import build_corpus
+from evaluation.engine.runner import evaluate
 from tests.fakes.models import build_tiny_model
 from tests.validation import validation_triples
 

@@ -5,7 +5,7 @@ import json
 import pytest
 from django.core.management import call_command
 
-from evaluation.languages import BY_CODE
+from evaluation.engine.languages import BY_CODE
 from evaluation.models import Dataset
 from tests.engine.golden_outputs import compare
 from tests.fakes.models import build_tiny_model

@@ -6,8 +6,8 @@ The hub is a local stand-in (tests/fakes/hub.py) driven by huggingface_hub's rea
 import huggingface_hub.constants
 import pytest
 
+from evaluation.execution import execute_run
 from evaluation.models import EmbeddingModel, Run, Score
-from evaluation.services import execute_run
 from tests.fakes.hub import running_fake_hub
 from tests.fakes.models import build_tiny_model
 from tests.validation import create_validation_dataset

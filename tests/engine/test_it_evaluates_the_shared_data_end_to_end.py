@@ -7,7 +7,7 @@ import pytest
 from django.core.files.storage import default_storage
 from django.core.management import call_command
 
-from evaluation.engine.runner import ALL_TASKS
+from evaluation.engine.registry import TASK_IDS
 from evaluation.models import Dataset, Run, Score
 from tests.data import VALIDATION_DIR
 from tests.fakes.models import minilm_path
@@ -34,7 +34,7 @@ def test_it_evaluates_every_task_and_writes_scores_manifest_and_json(tmp_path):
     assert run.manifest["texts_total"] == 6 * 2 * 150
     assert run.manifest["texts_encoded"] == run.manifest["texts_total"]
     assert run.manifest["texts_from_cache"] == 0
-    assert run.manifest["tasks"] == list(ALL_TASKS)
+    assert run.manifest["tasks"] == list(TASK_IDS)
 
     scores = Score.objects.filter(run=run)
     assert scores.filter(task="t1", metric="recall@1").count() == 5

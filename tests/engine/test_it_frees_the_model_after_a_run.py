@@ -14,8 +14,8 @@ from evaluation.engine.backends import load_backend, release_models
 from evaluation.engine.encoders import LOADED_MODELS
 from evaluation.engine.errors import RunCancelled
 from evaluation.engine.lexical import tokenize
+from evaluation.execution import execute_run
 from evaluation.models import EmbeddingModel, Run
-from evaluation.services import execute_run
 from evaluation.worker import CANCELLED, run_evaluation
 from tests.fakes.models import build_tiny_model
 from tests.validation import create_validation_dataset, validation_rows

@@ -28,7 +28,7 @@ def test_the_negatives_are_the_instructions_closest_to_the_gold_instruction():
 
 def test_the_registry_the_page_text_and_the_readme_say_the_same():
     [spec] = HARD_NEGATIVE_TASKS
-    assert spec.extra["mining_query"] == "gold instruction"
+    assert spec.mining_query == "gold instruction"
     assert "queried with that gold instruction" in spec.description
     assert spec.chance_pool == HARD_NEGATIVES + 1
     text = " ".join(README.read_text(encoding="utf-8").split())

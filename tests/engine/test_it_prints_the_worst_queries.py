@@ -10,8 +10,9 @@ import numpy as np
 
 from evaluation.engine.__main__ import main, read_rows
 from evaluation.engine.backends import LexicalBackend
+from evaluation.engine.corpus import build_corpus
 from evaluation.engine.results import render_document
-from evaluation.engine.runner import build_corpus, evaluate
+from evaluation.engine.runner import evaluate
 from evaluation.rank_storage import rank_file_bytes
 
 DEMO = Path(__file__).resolve().parents[2] / "evaluation" / "demo"

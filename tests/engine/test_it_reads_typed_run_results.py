@@ -5,6 +5,7 @@ import json
 import pytest
 
 from evaluation.engine.backends import LexicalBackend
+from evaluation.engine.corpus import build_corpus
 from evaluation.engine.results import (
     SCHEMA_VERSION,
     ClassificationDetails,
@@ -15,7 +16,7 @@ from evaluation.engine.results import (
     ResultsSchemaError,
     render_document,
 )
-from evaluation.engine.runner import build_corpus, evaluate
+from evaluation.engine.runner import evaluate
 from tests.engine.golden_outputs import demo_triples
 
 

@@ -5,8 +5,8 @@ import pytest
 from evaluation.engine.cache import EmbeddingCache
 from evaluation.engine.errors import RunCancelled
 from evaluation.engine.lexical import tokenize
+from evaluation.execution import ENGINE_VERSION, execute_run
 from evaluation.models import EmbeddingModel, Run, Score
-from evaluation.services import ENGINE_VERSION, execute_run
 from tests.fakes.models import build_tiny_model
 from tests.validation import create_validation_dataset, validation_rows
 

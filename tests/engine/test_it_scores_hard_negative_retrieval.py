@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from evaluation.engine.backends import LexicalBackend
+from evaluation.engine.corpus import build_corpus
 from evaluation.engine.lexical import tokenize
 from evaluation.engine.registry import TASKS
-from evaluation.engine.runner import build_corpus, evaluate
+from evaluation.engine.runner import evaluate
 from evaluation.engine.units import HARD_NEGATIVES, mine_hard_negatives
 from tests.data import REPO_ROOT, SHARED_DATA
 from tests.engine.golden_outputs import demo_triples
@@ -51,7 +52,8 @@ def test_its_pools_are_frozen_whatever_the_model_or_the_process_hash_seed():
 
     script = (
         "from evaluation.engine.backends import LexicalBackend\n"
-        "from evaluation.engine.runner import build_corpus, evaluate\n"
+        "from evaluation.engine.corpus import build_corpus\n"
+        "from evaluation.engine.runner import evaluate\n"
         "from tests.engine.golden_outputs import demo_triples\n"
         "corpus = build_corpus(demo_triples(), requested_languages=None, name='v', version='1', "
         "content_hash='validation-hash')\n"

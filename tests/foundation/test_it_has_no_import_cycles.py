@@ -1,9 +1,10 @@
 """No module of the project imports a module that comes back to it, not even from inside a function.
 
 The graph is read from the source with ast (nothing is imported): an edge A → B for every
-`import B` / `from B import x` in A (x counts when it is itself a module), wherever it stands, except
-under `if TYPE_CHECKING:`. A deferred import inside a function still ties the two modules together,
-so it counts too.
+`import B` / `from B import x` in A (x counts when it is itself a module), wherever it stands. A
+deferred import inside a function still ties the two modules together, so it counts too; so does an
+import under `if TYPE_CHECKING:`, since a type that needs the other module is a dependency on it all
+the same (a type checker follows it, and the two modules can no longer be read one without the other).
 """
 
 from __future__ import annotations
@@ -30,17 +31,8 @@ def project_modules() -> dict[str, Path]:
 def imports(path: Path, name: str, known: set[str]) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    type_only = {
-        id(inner)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
-        for statement in node.body
-        for inner in ast.walk(statement)
-    }
     found: set[str] = set()
     for node in ast.walk(tree):
-        if id(node) in type_only:
-            continue
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -101,10 +93,19 @@ def test_it_finds_a_cycle_when_there_is_one():
 
 def test_it_reads_the_projects_real_imports():
     graph = import_graph()
-    assert "evaluation.models" in graph["evaluation.services"]
+    assert "evaluation.models" in graph["evaluation.execution"]
     assert "evaluation.worker" in graph["evaluation.tasks"]
-    # An import inside a function is an edge too (the worker defers importing the engine's services).
-    assert "evaluation.services" in graph["evaluation.worker"]
+    # An import inside a function is an edge too (the worker defers importing the execution of a run).
+    assert "evaluation.execution" in graph["evaluation.worker"]
+
+
+def test_it_counts_an_import_made_only_for_types(tmp_path):
+    path = tmp_path / "reports.py"
+    path.write_text(
+        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from a.models import Dataset\n", encoding="utf-8"
+    )
+
+    assert imports(path, "a.reports", {"a.models", "a.reports"}) == {"a.models"}
 
 
 def test_the_project_has_no_import_cycle():

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.dataset_files import DatasetFileError, Problems, open_source
+from evaluation.engine.dataset_files import DatasetFileError, Problems, open_source
 from tests.data import REPO_ROOT, VALIDATION_DIR, require_shared_data
 from tests.importing.files import ENGLISH_FILE, HINDI_FILE, demo_copy, edit_row, read_rows, write_rows
 
@@ -260,5 +260,7 @@ def test_it_reports_csv_problems_with_the_line_where_the_record_starts(tmp_path)
 
 def test_it_imports_no_django():
     # The reader must stay usable without Django (the engine and scripts use it on their own).
-    code = "import sys, evaluation.dataset_files; sys.exit(any(m.split('.')[0] == 'django' for m in sys.modules))"
+    code = (
+        "import sys, evaluation.engine.dataset_files; sys.exit(any(m.split('.')[0] == 'django' for m in sys.modules))"
+    )
     assert subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT).returncode == 0

@@ -10,7 +10,7 @@ import pytest
 from django.core.management import call_command
 
 from annotation.models import Rating
-from evaluation.languages import BY_CODE, dominant_script
+from evaluation.engine.languages import BY_CODE, dominant_script
 from evaluation.models import Dataset, Item, Run, Score
 from tests.data import VALIDATION_DIR, VALIDATION_LANGUAGES, require_shared_data
 

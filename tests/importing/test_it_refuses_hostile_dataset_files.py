@@ -9,7 +9,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from evaluation.dataset_files import MAX_TEXT_CHARS
+from evaluation.engine.dataset_files import MAX_TEXT_CHARS
 from evaluation.models import Dataset, Item
 from tests.importing.files import HINDI_FILE, demo_copy, edit_row
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from evaluation.languages import SCRIPT_RANGES, dominant_script
+from evaluation.engine.languages import SCRIPT_RANGES, dominant_script
 from tests.validation import validation_triples
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evaluation.languages import BY_CODE
+from evaluation.engine.languages import BY_CODE
 from leaderboard.tables import (
     Cell,
     RunInfo,

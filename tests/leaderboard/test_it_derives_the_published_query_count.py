@@ -6,7 +6,7 @@ import pytest
 
 from evaluation.models import Run, Score
 from evaluation.published import derive_query_count, parse_directory, published_query_count
-from leaderboard.intervals import wilson_interval
+from evaluation.published_intervals import wilson_interval
 from tests.data import PUBLISHED_RESULTS_DIR, require_shared_data
 
 

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from evaluation.models import Run, Score
-from leaderboard.intervals import WILSON_LABEL, published_interval, wilson_interval
+from evaluation.published_intervals import WILSON_LABEL, published_interval, wilson_interval
 
 
 def test_it_computes_the_wilson_interval_by_hand():

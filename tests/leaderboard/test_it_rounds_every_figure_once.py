@@ -14,8 +14,8 @@ import re
 import pytest
 from django.urls import reverse
 
+from evaluation.engine.languages import BY_CODE
 from evaluation.engine.registry import METRICS
-from evaluation.languages import BY_CODE
 from evaluation.models import Run, Score
 
 pytestmark = pytest.mark.django_db

@@ -18,8 +18,8 @@ from rest_framework.test import APIClient
 from evaluation.engine import DEFAULT_SEED
 from evaluation.engine.backends import load_backend
 from evaluation.engine.runner import evaluate
+from evaluation.execution import load_corpus, run_languages
 from evaluation.models import Run
-from evaluation.services import load_corpus, run_languages
 from tests.people import make_admin
 from tests.submissions.waiting import is_over, wait_for_run
 from tests.workers import running_worker

@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from evaluation.execution import run_languages
 from evaluation.models import Run
-from evaluation.services import run_languages
 from evaluation.tasks import split_evaluation
 from evaluation.tasks import sweep_stalled_runs as sweep_task
 from evaluation.worker import sweep_stalled_runs

@@ -17,12 +17,11 @@ from tqdm import tqdm
 
 from evaluation import worker
 from evaluation.engine.lexical import LEXICAL_NAMES
-from evaluation.engine.registry import TASKS
+from evaluation.engine.registry import TASK_IDS, TASKS
 from evaluation.engine.results import Details, Manifest
-from evaluation.engine.runner import ALL_TASKS
+from evaluation.execution import ensure_baseline_models, run_document
 from evaluation.models import Dataset, EmbeddingModel, Run
 from evaluation.preflight import is_local_reference
-from evaluation.services import ensure_baseline_models, run_document
 
 
 def _split(value: str | None) -> list[str]:
@@ -59,7 +58,7 @@ class Command(BaseCommand):
         parser.add_argument("--model", required=True, help="Hugging Face id, local folder, or bm25 / tfidf-char.")
         parser.add_argument("--revision", default="", help="Branch, tag or commit (hub models).")
         parser.add_argument("--dataset", default=None, help="name@version or id (default: newest non-demo).")
-        parser.add_argument("--tasks", default="", help=f"Comma-separated subset of {','.join(ALL_TASKS)}.")
+        parser.add_argument("--tasks", default="", help=f"Comma-separated subset of {','.join(TASK_IDS)}.")
         parser.add_argument("--languages", default="", help="Comma-separated ISO 639-3 codes, e.g. hin,tam.")
         parser.add_argument("--output", default=None, help="Write scores and manifest to this JSON file.")
         parser.add_argument("--device", default=None, choices=["cpu", "cuda"], help="Default: cuda when available.")
@@ -68,9 +67,9 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options) -> None:
         tasks = _split(options["tasks"])
-        unknown = [task for task in tasks if task not in ALL_TASKS]
+        unknown = [task for task in tasks if task not in TASK_IDS]
         if unknown:
-            raise CommandError(f"Unknown task(s) {', '.join(unknown)}; choose from {', '.join(ALL_TASKS)}.")
+            raise CommandError(f"Unknown task(s) {', '.join(unknown)}; choose from {', '.join(TASK_IDS)}.")
         if options["batch_size"] is not None and options["batch_size"] < 1:
             raise CommandError("--batch-size must be at least 1.")
         dataset = find_dataset(options["dataset"])

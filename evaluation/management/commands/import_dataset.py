@@ -7,7 +7,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from evaluation.dataset_files import DEFAULT_MAX_PROBLEMS, ON_ERROR_CHOICES, DatasetFileError
+from evaluation.engine.dataset_files import DEFAULT_MAX_PROBLEMS, ON_ERROR_CHOICES, DatasetFileError
 from evaluation.engine.errors import HubUnreachableError
 from evaluation.importing import DEFAULT_BATCH_SIZE, HUB_PREFIX, ImportRefused, fetch_from_hub, import_dataset
 

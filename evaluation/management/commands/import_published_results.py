@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from evaluation.published import PublishedResultError
-from leaderboard.services import import_published_results
+from evaluation.published_import import import_published_results
 
 
 class Command(BaseCommand):

@@ -14,7 +14,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from evaluation.dataset_files import DatasetFileError
+from evaluation.engine.dataset_files import DatasetFileError
 from evaluation.importing import ImportRefused, load_demo
 from evaluation.models import Run
 

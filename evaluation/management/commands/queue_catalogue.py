@@ -21,11 +21,11 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluation.engine import ENGINE_VERSION
+from evaluation.execution import BASELINE_MODELS, ensure_baseline_models
 from evaluation.gpu_estimate import Observation, Rate, duration, gpu_seconds, measured_rate
 from evaluation.models import Dataset, EmbeddingModel, Item, Run
 from evaluation.outbox import BrokerUnavailable
 from evaluation.published import canonical_model
-from evaluation.services import BASELINE_MODELS, ensure_baseline_models
 from evaluation.submissions import Submission, SubmissionRefused, submit
 
 PAPER_MODELS_FILE = Path(__file__).resolve().parents[2] / "facts" / "paper_models.json"

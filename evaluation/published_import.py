@@ -1,4 +1,9 @@
-"""Transactional writes of the leaderboard: importing the published reference results."""
+"""Importing the reference's published results: its datasets, models, runs and scores, in one transaction.
+
+The files are read by evaluation/published.py (pure); this module writes evaluation's rows for them
+(`manage.py import_published_results`) and announces that results changed, so the leaderboard's
+cached pages are rebuilt without this module knowing of them.
+"""
 
 from __future__ import annotations
 
@@ -12,8 +17,8 @@ from django.utils import timezone
 from evaluation.model_facts import paper_model_facts
 from evaluation.models import Dataset, EmbeddingModel, Language, Run, Score
 from evaluation.published import ModelResults, PublishedResultError, parse_directory, published_query_count
+from evaluation.published_intervals import WILSON_LABEL, WILSON_METRICS, published_interval
 from evaluation.signals import announce_results_changed
-from leaderboard.intervals import WILSON_LABEL, WILSON_METRICS, published_interval
 
 FULL_BENCHMARK_NAME = "nirdesha"
 FULL_BENCHMARK_VERSION = "1.0"

@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from evaluation.languages import BY_CODE, BY_NAME, DATASET_FILE_PATTERN, LanguageInfo, dominant_script
-from evaluation.strict_json import CONTROL_CHARACTERS, StrictJSONError, nesting_depth
-from evaluation.strict_json import loads as strict_loads
+from evaluation.engine.languages import BY_CODE, BY_NAME, DATASET_FILE_PATTERN, LanguageInfo, dominant_script
+from evaluation.engine.strict_json import CONTROL_CHARACTERS, StrictJSONError, nesting_depth
+from evaluation.engine.strict_json import loads as strict_loads
 
 PERSONA_KEY = "indian_context_persona"
 INSTRUCTION_KEY = "indian_context_instruction"
@@ -118,7 +118,7 @@ class RowDecision:
     action: Literal["repaired", "skipped"]
     detail: str
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "file": self.file,
             "line": self.line,
@@ -444,7 +444,7 @@ def _item_id(value: Any) -> int | str:
     return number
 
 
-def _text(record: dict, key: str, *, required: bool = True) -> str | Problem:
+def _text(record: dict[str, Any], key: str, *, required: bool = True) -> str | Problem:
     """The NFC-normalised text at `key`; a Problem (with no place yet) when it is unusable."""
     if key not in record:
         if required:
@@ -484,11 +484,12 @@ def _record_fields(record: Any, file: str, line: int, problems: Problems) -> tup
             ok = False
     if not ok:
         return None
-    persona, instruction, description = values
+    # Every value is a text by now; the filter says so to the type checker.
+    persona, instruction, description = [value for value in values if isinstance(value, str)]
     if len(description) > MAX_DESCRIPTION_LENGTH:
         problems.add(file, line, f"'description' is longer than {MAX_DESCRIPTION_LENGTH} characters")
         return None
-    return persona, instruction, description  # type: ignore[return-value]
+    return persona, instruction, description
 
 
 class ScriptSample:

@@ -1,6 +1,6 @@
 """Strict JSON reading for untrusted input: a size limit, a nesting limit, and no control characters.
 
-Used for API request bodies (config/parsers.py) and for imported files (evaluation/dataset_files.py).
+Used for API request bodies (config/parsers.py) and for imported files (evaluation/engine/dataset_files.py).
 Python's json module recurses once per nesting level, so a deeply nested document is refused here,
 before it is parsed, by one linear scan. No Django import.
 """
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 MAX_DEPTH = 32
 # Control characters other than tab, line feed and carriage return (which are ordinary in texts).
@@ -50,7 +51,7 @@ def nesting_depth(text: str, limit: int) -> int:
     return deepest
 
 
-def _find_control(value, path: str = "") -> str | None:
+def _find_control(value: object, path: str = "") -> str | None:
     if isinstance(value, str):
         return path if CONTROL_CHARACTERS.search(value) else None
     if isinstance(value, dict):
@@ -68,7 +69,7 @@ def _find_control(value, path: str = "") -> str | None:
     return None
 
 
-def loads(text: str | bytes, *, max_bytes: int, max_depth: int = MAX_DEPTH, allow_control: bool = False):
+def loads(text: str | bytes, *, max_bytes: int, max_depth: int = MAX_DEPTH, allow_control: bool = False) -> Any:
     """Parse text as JSON, refusing what is too large, too deeply nested, or holds control characters."""
     size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8", "surrogatepass"))
     if size > max_bytes:

@@ -3,11 +3,11 @@
 What a finished execution leaves on the run (other apps read these; the engine's typed results,
 evaluation/engine/results.py, are the one reader and writer of run.details / run.manifest):
 
-  Score rows      task t1|t3|t4|multi: source = language, target = None; t2|t3x: source → target.
-                  Metrics recall@1/5/10, mrr@10 (retrieval); auroc, auprc, accuracy, ece, ece_hist,
-                  ece_temp, ece_calibrated (t4, on the test split); max@r (a mean rank), max@r_norm,
-                  complete@10, english_preference (multi). Fractions in [0, 1] except max@r; every row
-                  has its 95% bootstrap CI.
+  Score rows      task t1|t3|t4|t5|multi: source = language, target = None; t2|t3x: source → target.
+                  Metrics recall@1/5/10, mrr@10 (retrieval; t5 ranks among its hard negatives); auroc,
+                  auprc, accuracy, ece, ece_hist, ece_temp, ece_calibrated (t4, on the test split);
+                  max@r (a mean rank), max@r_norm, complete@10, english_preference (multi). Fractions
+                  in [0, 1] except max@r; every row has its 95% bootstrap CI.
   run.manifest    dataset (name, version, content_hash, pool_size, languages), model (name, kind,
                   requested/resolved revision, prompts, dtype), engine_version, code_version, seed,
                   bootstrap, device, hardware, libraries, timings (download/load/encode/score seconds),
@@ -39,14 +39,16 @@ from django.db import transaction
 from evaluation.engine import DEFAULT_SEED, pairs
 from evaluation.engine import ENGINE_VERSION as ENGINE_VERSION
 from evaluation.engine.backends import EncodeStats, LexicalBackend, load_backend, release_models
+from evaluation.engine.corpus import Corpus, build_corpus
 from evaluation.engine.encoders import ResolvedModel, pinned_model, resolve_model
 from evaluation.engine.errors import ModelNotFoundError
 from evaluation.engine.lexical import LEXICAL_NAMES
 from evaluation.engine.registry import TASKS
 from evaluation.engine.results import Details, Manifest, RunResult, ScoreRow, render_document
-from evaluation.engine.runner import Corpus, build_corpus, evaluate, plan_tasks, text_sets_for
+from evaluation.engine.runner import evaluate, plan_tasks, text_sets_for
 from evaluation.models import EmbeddingModel, Item, Run, Score
 from evaluation.rank_storage import rank_file_bytes
+from evaluation.replicates import compute_replicates, write_replicates
 
 logger = logging.getLogger(__name__)
 
@@ -253,7 +255,6 @@ def _evaluate_and_write(run, corpus, name, revision, resolved, device, batch_siz
 
 def keep_replicates(run: Run, result: RunResult) -> None:
     """Write the run's bootstrap replicates beside its rank files (evaluation/replicates.py)."""
-    from evaluation.replicates import compute_replicates, write_replicates
 
     def units():
         for entry in result.details.ranks:
