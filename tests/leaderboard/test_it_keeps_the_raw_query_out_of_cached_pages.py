@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from django.core.cache import cache
 from django.test import Client
 
 from tests.factories import make_dataset, make_run
+from tests.leaderboard.caching import cache_entries
 
 pytestmark = pytest.mark.django_db
 TRACKED = "?utm_source=mail&email=victim.q7x%40example.org&languages=hin"
-
-
-def cache_entries() -> int:
-    return len(cache._list_cache_files()) if hasattr(cache, "_list_cache_files") else len(cache._cache)
 
 
 def test_it_builds_the_log_in_link_from_the_cleaned_query():

@@ -3,19 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from django.core.cache import cache
 
 from tests.factories import make_dataset, make_run
+from tests.leaderboard.caching import cache_entries as entries
 
 pytestmark = pytest.mark.django_db
-
-
-def entries() -> int:
-    """How many entries the configured cache holds: files of the local file cache, keys in Redis (CI)."""
-    if hasattr(cache, "_list_cache_files"):
-        return len(cache._list_cache_files())
-    client = cache._cache.get_client(None)
-    return sum(1 for _ in client.scan_iter(match=cache.make_key("*")))
 
 
 def test_it_adds_no_cache_entries_for_unknown_parameters(client):
