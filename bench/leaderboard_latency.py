@@ -153,8 +153,12 @@ def fill(models: int, seed: int = 11) -> int:
     return total
 
 
-def add_finished_run(index: int, seed: int = 23) -> int:
-    """One more finished run with every task's scores, written as a worker finishes one; its id."""
+def add_finished_run(index: int, seed: int = 23, *, finish: bool = False) -> int:
+    """One more run with every task's scores; its id.
+
+    With `finish`, the run is written as a worker finishes one: running under a worker's token, its
+    scores saved, then `finish_as`, which announces the results with build_ahead as the worker does.
+    Without it the run is simply DONE and nothing is announced (the bare-bump comparison)."""
     from evaluation.models import Dataset, EmbeddingModel, Language, Run, Score
 
     generator = random.Random(seed + index)
@@ -163,7 +167,8 @@ def add_finished_run(index: int, seed: int = 23) -> int:
     model = EmbeddingModel.objects.create(
         name=f"bench/finished-{index:03d}", display_name=f"Finished model {index:03d}"
     )
-    run = Run.objects.create(model=model, dataset=dataset, status=Run.Status.DONE, origin=Run.Origin.RERUN)
+    status = Run.Status.SCORING if finish else Run.Status.DONE
+    run = Run.objects.create(model=model, dataset=dataset, status=status, origin=Run.Origin.RERUN, worker="bench")
     Score.objects.bulk_create(synthetic_scores(run, languages, generator, 0.45), batch_size=5000)
     return run.pk
 
@@ -183,11 +188,11 @@ def after_a_finished_run(port: int, index: int, timeout: float) -> dict[str, flo
     """A run finishes and is announced as the worker announces it (results_changed after commit): the
     time the finishing process spends building the next generation's pages, and the first request."""
     from evaluation.models import Run
-    from evaluation.signals import announce_results_changed
 
-    run_id = add_finished_run(index)
+    run = Run.objects.get(pk=add_finished_run(index, finish=True))
     started = time.perf_counter()
-    announce_results_changed(Run, run=Run.objects.get(pk=run_id))  # outside a transaction: at once
+    # Outside a transaction, finish_as announces at once: the pages are built before it returns.
+    assert run.finish_as("bench"), "the bench's run was not running under its token"
     built = (time.perf_counter() - started) * 1000
     latency, shown = first_request(port, "/", f"Finished model {index:03d}", timeout)
     return {"build_ms": built, "first_ms": latency, "shown": float(shown)}
