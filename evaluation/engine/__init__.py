@@ -4,6 +4,6 @@
 # whenever a change to the engine could change a score.
 ENGINE_VERSION = "2.0.0"
 
-# One seed for everything random in an evaluation (bootstrap resamples, T4 pair set), recorded
+# One seed for everything random in an evaluation (bootstrap resamples, T4 pair set, T5's tie order), recorded
 # in every manifest so that a run can be reproduced exactly.
 DEFAULT_SEED = 20250926

@@ -1,4 +1,4 @@
-"""Diagnostics beyond the four tasks: the multi-reference pool and script-family aggregates.
+"""Diagnostics beyond the scored tasks (T1–T5): the multi-reference pool and script-family aggregates.
 
 Multi-reference pool (the registry's diagnostics task), for each language L with English originals present: the pool D
 holds the instructions of L AND their English originals (|D| = 2n), a persona of L has two golds R
@@ -12,8 +12,8 @@ holds the instructions of L AND their English originals (|D| = 2n), a persona of
   * English preference = 1 when some English document other than the English gold scores at least
                    as high as the L gold (ties count as outranking, consistent with pessimistic ranks).
 
-Script aggregates summarise T2 (cross-lingual) scores over ordered pairs whose languages share a
-script (e.g. Hindi–Marathi, Devanagari; Assamese–Bengali) against pairs across scripts.
+Script aggregates summarise the scores of every cross-lingual task (T2, T3x) over ordered pairs whose
+languages share a script (e.g. Hindi–Marathi, Devanagari; Assamese–Bengali) against pairs across scripts.
 """
 
 from __future__ import annotations

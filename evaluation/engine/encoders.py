@@ -41,8 +41,8 @@ ProgressCallback = Callable[[str, float, str], None]
 ROLES = ("query", "document", "reverse_query")
 
 # Prompts from the model cards, by family. "query" prefixes personas when they retrieve instructions
-# (T1, T2, T4, diagnostics) and "document" prefixes whatever is retrieved. For the reverse direction
-# (T3: an instruction retrieves its persona) E5-instruct's task instruction must describe that task,
+# (T1, T2, T4, T5, diagnostics) and "document" prefixes whatever is retrieved. For the reverse direction
+# (T3, T3x: an instruction retrieves its persona) E5-instruct's task instruction must describe that task,
 # so it has its own "reverse_query"; the other families use their plain query prefix for it.
 E5_INSTRUCT_PROMPTS = {
     "query": "Instruct: Given a persona, retrieve an instruction this persona would give\nQuery: ",

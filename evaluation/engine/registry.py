@@ -5,15 +5,18 @@ Every fact about a metric (its label, direction, scale, number format) and every
 The engine, the Django models' choices, the leaderboard's tables, pages, exports and the API read
 them from this module instead of repeating string literals. No Django imports here.
 
-Adding a metric: one `MetricSpec` in `METRICS`. Adding a task: one `TaskSpec` in `TASKS`. How a task's
-units are built and scored is named by its `method`, one of the unit methods of evaluation/engine/units.py
-(full-pool retrieval over languages or ordered pairs, pair classification, hard-negative retrieval,
-multi-reference diagnostics); a task needing a new kind of unit adds one method there. The engine never
-branches on a task's id.
+Adding a metric: one `MetricSpec` in `METRICS`. Adding a task: one `TaskSpec` in `TASKS` (or, for a
+plugin or a test, `register_task`). How a task's units are built and scored is named by its `method`,
+one of the unit methods of evaluation/engine/units.py (full-pool retrieval over languages or ordered
+pairs, pair classification, hard-negative retrieval, multi-reference diagnostics); a task needing a new
+kind of unit adds one method there (or registers one, units.register_method), and the method declares
+the type of the block of run details it writes. The engine never branches on a task's id.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Literal
 
@@ -204,8 +207,10 @@ DIAGNOSTIC_METRICS = ("max@r", "max@r_norm", "complete@10", "english_preference"
 
 TaskKind = Literal["retrieval", "classification", "diagnostics"]
 Field = Literal["persona", "instruction"]
-# How the engine builds and scores a task's units (evaluation/engine/units.py holds one class per method).
-Method = Literal["full_pool", "pair_classifier", "multi_reference", "hard_negatives"]
+# How the engine builds and scores a task's units: the name of a unit method of evaluation/engine/units.py
+# (units.METHODS: "full_pool", "pair_classifier", "multi_reference", "hard_negatives", or one a plugin
+# registers with units.register_method).
+Method = str
 # Kinds of task that have a page of their own on the leaderboard (diagnostics show on run pages only).
 PAGE_KINDS: tuple[TaskKind, ...] = ("retrieval", "classification")
 
@@ -482,10 +487,25 @@ TASKS: dict[str, TaskSpec] = _tasks(
     ),
 )
 
+# The benchmark's own tasks (TASKS also holds those registered with register_task while they are).
 TASK_IDS: tuple[str, ...] = tuple(TASKS)
-CROSS_LINGUAL_TASKS: frozenset[str] = frozenset(task.id for task in TASKS.values() if task.cross_lingual)
-RETRIEVAL_TASKS: tuple[str, ...] = tuple(task.id for task in TASKS.values() if task.kind == "retrieval")
-OVERALL_TASKS: tuple[str, ...] = tuple(task.id for task in TASKS.values() if task.in_overall)
+
+
+@contextmanager
+def register_task(spec: TaskSpec) -> Iterator[TaskSpec]:
+    """Adds a task to TASKS for the duration of the block: the hook for plugins and tests.
+
+    Everything that reads the registry (the engine's planning, the results' reader, the leaderboard's
+    pages, the API) then knows the task; its `method` names a unit method (units.register_method for a
+    new one). A task id already taken is refused; the task is removed again on leaving the block.
+    """
+    if spec.id in TASKS:
+        raise ValueError(f"task {spec.id!r} is already registered")
+    TASKS[spec.id] = spec
+    try:
+        yield spec
+    finally:
+        del TASKS[spec.id]
 
 
 def metric(name: str) -> MetricSpec:

@@ -3,7 +3,7 @@
 `RunResult` is the engine's answer; its `Details` and `Manifest` are stored with `to_dict()` and read
 back with `from_dict()`, the one reader of the engine's part of a run's details. The JSON has one
 spelling per field (schema 1, see `SCHEMA_VERSION`); rows written before schema 1 are converted by the
-data migration evaluation/0006, not by tolerant readers.
+data migration evaluation/0005, not by tolerant readers.
 
 Details, schema 1 (keys of run.details written by others, e.g. the worker's attempt history or a
 published import's list of skipped files, sit beside these and are not the engine's to read):
@@ -15,7 +15,8 @@ published import's list of skipped files, sit beside these and are not the engin
   script_groups       {task: {same_script | cross_script | script:<Code>: {pairs, metrics}}} (cross-lingual tasks)
   ranks               [{task, source, target, path}]: per-query rank files (.npz) in default storage
   tokenizer_coverage  {script: {languages, texts, tokens_per_word, unk_rate, truncated_share, source}}
-  <task id>           the task's own block, by its unit method: pair classification
+  <task id>           the task's own block, of the type its unit method declares (UnitMethod.details_type,
+                      task_details.py): pair classification
                       {reliability: {lang: {before, after, calibrator, dev_cv_ece, temperature,
                       n_test_pairs}}, pair_sets: {lang: {digest, pairs}}, features}, each reliability
                       bin {lower, upper, count, mean_p, mean_y}; hard negatives {pools: {lang: {digest,
@@ -30,6 +31,14 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from evaluation.engine.registry import TASKS
+from evaluation.engine.task_details import ClassificationDetails as ClassificationDetails
+from evaluation.engine.task_details import HardNegativeDetails as HardNegativeDetails
+from evaluation.engine.task_details import PairSetInfo as PairSetInfo
+from evaluation.engine.task_details import PoolInfo as PoolInfo
+from evaluation.engine.task_details import Reliability as Reliability
+from evaluation.engine.task_details import ReliabilityBin as ReliabilityBin
+from evaluation.engine.task_details import TaskDetails
+from evaluation.engine.units import method_of
 
 SCHEMA_VERSION = 1
 
@@ -66,88 +75,6 @@ class Interval:
 
 
 @dataclass(frozen=True)
-class ReliabilityBin:
-    lower: float
-    upper: float
-    count: int
-    mean_p: float | None  # None for an empty bin
-    mean_y: float | None
-
-
-@dataclass(frozen=True)
-class Reliability:
-    """Reliability bins of one language's test predictions before and after calibration."""
-
-    before: list[ReliabilityBin]
-    after: list[ReliabilityBin]
-    # None only in rows migrated from before schema 1 that did not record them.
-    calibrator: str | None
-    dev_cv_ece: dict[str, float]
-    temperature: float | None
-    n_test_pairs: int | None
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Reliability:
-        return cls(
-            before=[ReliabilityBin(**entry) for entry in data["before"]],
-            after=[ReliabilityBin(**entry) for entry in data["after"]],
-            calibrator=data["calibrator"],
-            dev_cv_ece=dict(data["dev_cv_ece"]),
-            temperature=data["temperature"],
-            n_test_pairs=data["n_test_pairs"],
-        )
-
-
-@dataclass(frozen=True)
-class PairSetInfo:
-    digest: str
-    pairs: dict[str, int]
-
-
-@dataclass(frozen=True)
-class ClassificationDetails:
-    """The block of a pair-classification task (T4)."""
-
-    reliability: dict[str, Reliability]
-    pair_sets: dict[str, PairSetInfo]
-    features: str
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ClassificationDetails:
-        return cls(
-            reliability={code: Reliability.from_dict(value) for code, value in data["reliability"].items()},
-            pair_sets={code: PairSetInfo(**value) for code, value in data["pair_sets"].items()},
-            features=data["features"],
-        )
-
-
-@dataclass(frozen=True)
-class PoolInfo:
-    digest: str
-    queries: int
-    pool_size: int
-
-
-@dataclass(frozen=True)
-class HardNegativeDetails:
-    """The block of a hard-negative retrieval task (T5): the frozen pools' digests."""
-
-    pools: dict[str, PoolInfo]
-    mining: str
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> HardNegativeDetails:
-        return cls(pools={code: PoolInfo(**value) for code, value in data["pools"].items()}, mining=data["mining"])
-
-
-# The type of a task's own block of details, by the task's unit method (methods without one are absent).
-TASK_BLOCKS: dict[str, type[ClassificationDetails] | type[HardNegativeDetails]] = {
-    "pair_classifier": ClassificationDetails,
-    "hard_negatives": HardNegativeDetails,
-}
-
-
-@dataclass(frozen=True)
 class ScriptGroup:
     pairs: list[str]
     metrics: dict[str, float]
@@ -161,8 +88,9 @@ class RankFile:
     path: str
 
 
-# Keys of run.details that only the engine writes (tokenizer coverage is also measured by the pre-flight checks).
-ENGINE_KEYS = frozenset({"averages", "ranks", "skipped_tasks", "script_groups", *TASKS})
+# Keys of run.details that only the engine writes, besides the tasks' own blocks (tokenizer coverage is
+# also measured by the pre-flight checks).
+ENGINE_KEYS = frozenset({"averages", "ranks", "skipped_tasks", "script_groups"})
 
 
 @dataclass
@@ -174,7 +102,8 @@ class Details:
     script_groups: dict[str, dict[str, ScriptGroup]] = field(default_factory=dict)
     ranks: list[RankFile] = field(default_factory=list)
     tokenizer_coverage: dict[str, dict[str, Any]] = field(default_factory=dict)
-    tasks: dict[str, ClassificationDetails | HardNegativeDetails] = field(default_factory=dict)
+    # Each task's own block, of the type its unit method declares (UnitMethod.details_type).
+    tasks: dict[str, TaskDetails] = field(default_factory=dict)
     schema_version: int = SCHEMA_VERSION
 
     def to_dict(self) -> dict[str, Any]:
@@ -191,21 +120,21 @@ class Details:
         if self.tokenizer_coverage:
             data["tokenizer_coverage"] = self.tokenizer_coverage
         for task, block in self.tasks.items():
-            data[task] = asdict(block)
+            data[task] = block.to_dict()
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> Details:
         """The engine's details of a run; empty when the engine has not written any (e.g. a queued run)."""
         data = data or {}
-        if "schema_version" not in data and not (ENGINE_KEYS & set(data)):
+        if "schema_version" not in data and not ((ENGINE_KEYS | TASKS.keys()) & data.keys()):
             # Nothing of the engine yet; the pre-flight checks may have measured the tokenizer already.
             return cls(tokenizer_coverage=dict(data.get("tokenizer_coverage") or {}))
         _check_version(data, "Run details")
-        blocks = {}
+        blocks: dict[str, TaskDetails] = {}
         for task, spec in TASKS.items():
-            if task in data and spec.method in TASK_BLOCKS:
-                blocks[task] = TASK_BLOCKS[spec.method].from_dict(data[task])
+            if task in data and (block_type := method_of(spec).details_type) is not None:
+                blocks[task] = block_type.from_dict(data[task])
         return cls(
             skipped_tasks=dict(data.get("skipped_tasks", {})),
             averages={

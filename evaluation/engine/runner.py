@@ -42,7 +42,7 @@ from evaluation.engine.corpus import Corpus
 from evaluation.engine.diagnostics import script_aggregates
 from evaluation.engine.errors import DatasetError
 from evaluation.engine.languages import BY_CODE
-from evaluation.engine.registry import TASK_IDS, TASKS
+from evaluation.engine.registry import TASKS
 from evaluation.engine.results import SCHEMA_VERSION, Details, Manifest, RunResult, ScoreRow
 from evaluation.engine.units import TOP_K, Context, Unit, method_of
 
@@ -53,11 +53,11 @@ ArtefactSink = Callable[[str, dict[str, np.ndarray]], str]
 def plan_tasks(requested: list[str] | None, corpus: Corpus) -> tuple[list[str], dict[str, str]]:
     """The tasks to run, and the reason for every task of the full set that is not run."""
     requested = list(dict.fromkeys(requested or []))
-    unknown = [task for task in requested if task not in TASK_IDS]
+    unknown = [task for task in requested if task not in TASKS]
     if unknown:
-        raise DatasetError(f"Unknown task(s): {', '.join(unknown)}. Tasks are {', '.join(TASK_IDS)}.")
+        raise DatasetError(f"Unknown task(s): {', '.join(unknown)}. Tasks are {', '.join(TASKS)}.")
     explicit = bool(requested)
-    tasks = requested or list(TASK_IDS)
+    tasks = requested or list(TASKS)
     skipped: dict[str, str] = {}
     for spec in TASKS.values():
         reason = method_of(spec).unmet_requirement(spec, corpus)
@@ -67,7 +67,7 @@ def plan_tasks(requested: list[str] | None, corpus: Corpus) -> tuple[list[str], 
             skipped[spec.id] = reason
         elif spec.id not in tasks:
             skipped[spec.id] = "not requested"
-    return [task for task in TASK_IDS if task in tasks and task not in skipped], skipped
+    return [task for task in TASKS if task in tasks and task not in skipped], skipped
 
 
 def text_sets_for(corpus: Corpus, tasks: list[str]) -> dict[tuple[str, str, str], TextSet]:
@@ -228,7 +228,9 @@ def evaluate(
         scores += _score_rows(units, spec.metrics)
         averages[spec.id] = _average(units, spec.metrics)
         if (block := method.details(spec, context, units)) is not None:
-            details[spec.id] = block
+            if method.details_type is None or not isinstance(block, method.details_type):
+                raise TypeError(f"task {spec.id}: its method wrote a {type(block).__name__}, not its details_type")
+            details[spec.id] = block.to_dict()
         if method.has_manifest_block:
             task_manifests[spec.id] = method.manifest(spec, units)
     script_of = {code: BY_CODE[code].script for code in corpus.languages if code in BY_CODE}

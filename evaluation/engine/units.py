@@ -13,8 +13,9 @@ from __future__ import annotations
 import hashlib
 import itertools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +31,7 @@ from evaluation.engine.metrics import per_query_retrieval
 from evaluation.engine.pairs import SPLITS, build_pair_set, stored_array, texts_key
 from evaluation.engine.registry import TaskSpec
 from evaluation.engine.retrieval import BlockScorer, rank_golds
+from evaluation.engine.task_details import ClassificationDetails, HardNegativeDetails, TaskDetails
 from evaluation.engine.text_lengths import text_lengths
 
 TOP_K = 10
@@ -93,6 +95,9 @@ class UnitMethod:
 
     # False when the method computes its own bootstrap samples (Unit.boot) instead of per-query values.
     bootstrapped_by_runner = True
+    # The type of the task's own block of run details that `details` returns (task_details.py), None for
+    # a method without one; results.Details.from_dict reads the stored block with it.
+    details_type: type[TaskDetails] | None = None
 
     def unmet_requirement(self, spec: TaskSpec, corpus: Corpus) -> str | None:
         """Why the task cannot run on this corpus, or None."""
@@ -120,8 +125,8 @@ class UnitMethod:
     def score(self, spec: TaskSpec, context: Context, source: str, target: str | None) -> Unit:
         raise NotImplementedError
 
-    def details(self, spec: TaskSpec, context: Context, units: list[Unit]) -> dict[str, Any] | None:
-        """The task's block of run details, if it has one."""
+    def details(self, spec: TaskSpec, context: Context, units: list[Unit]) -> TaskDetails | None:
+        """The task's block of run details, of the type `details_type`, if the method has one."""
         return None
 
     # True when the manifest has a block for the task (None when the task did not run).
@@ -226,6 +231,7 @@ class PairClassification(UnitMethod):
     """A logistic head on pair features over the frozen pair set, calibrated on dev, scored on test (T4)."""
 
     bootstrapped_by_runner = False
+    details_type = ClassificationDetails
     has_manifest_block = True
     MIN_ITEMS = 15
 
@@ -265,17 +271,19 @@ class PairClassification(UnitMethod):
         }
         return unit
 
-    def details(self, spec: TaskSpec, context: Context, units: list[Unit]) -> dict[str, Any] | None:
+    def details(self, spec: TaskSpec, context: Context, units: list[Unit]) -> ClassificationDetails:
         features = (
             "[|u−v|, u⊙v] of persona and instruction embeddings"
             if context.backend.kind == "dense"
             else "the baseline's own similarity score of the pair"
         )
-        return {
-            "reliability": {unit.source: unit.info["reliability"] for unit in units},
-            "pair_sets": {unit.source: unit.info["pair_set"] for unit in units},
-            "features": features,
-        }
+        return ClassificationDetails.from_dict(
+            {
+                "reliability": {unit.source: unit.info["reliability"] for unit in units},
+                "pair_sets": {unit.source: unit.info["pair_set"] for unit in units},
+                "features": features,
+            }
+        )
 
     def manifest(self, spec: TaskSpec, units: list[Unit]) -> dict[str, Any] | None:
         return {
@@ -363,6 +371,8 @@ class HardNegativeRetrieval(UnitMethod):
     same pessimistic ties as full-pool retrieval.
     """
 
+    details_type = HardNegativeDetails
+
     def unmet_requirement(self, spec: TaskSpec, corpus: Corpus) -> str | None:
         if corpus.pool_size < HARD_NEGATIVES + 1:
             return f"needs at least {HARD_NEGATIVES + 1} items per language for a gold and {HARD_NEGATIVES} negatives"
@@ -419,17 +429,21 @@ class HardNegativeRetrieval(UnitMethod):
         )
         return unit
 
-    def details(self, spec: TaskSpec, context: Context, units: list[Unit]) -> dict[str, Any] | None:
-        return {
-            "pools": {unit.source: unit.info["pool"] for unit in units},
-            "mining": (
-                f"gold instruction plus the {HARD_NEGATIVES} other instructions of the language that BM25 "
-                "(query = the gold instruction) scores highest; ties ordered by a permutation seeded by "
-                "the run seed and the dataset's content hash"
-            ),
-        }
+    def details(self, spec: TaskSpec, context: Context, units: list[Unit]) -> HardNegativeDetails:
+        return HardNegativeDetails.from_dict(
+            {
+                "pools": {unit.source: unit.info["pool"] for unit in units},
+                "mining": (
+                    f"gold instruction plus the {HARD_NEGATIVES} other instructions of the language that BM25 "
+                    "(query = the gold instruction) scores highest; ties ordered by a permutation seeded by "
+                    "the run seed and the dataset's content hash"
+                ),
+            }
+        )
 
 
+# The unit methods by the name a TaskSpec's `method` gives; a new kind of unit is one more entry
+# (register_method for one defined outside this module, e.g. by a plugin or a test).
 METHODS: dict[str, UnitMethod] = {
     "full_pool": FullPoolRetrieval(),
     "pair_classifier": PairClassification(),
@@ -439,4 +453,25 @@ METHODS: dict[str, UnitMethod] = {
 
 
 def method_of(spec: TaskSpec) -> UnitMethod:
-    return METHODS[spec.method]
+    """The unit method of a task; a KeyError names the known methods."""
+    try:
+        return METHODS[spec.method]
+    except KeyError:
+        known = ", ".join(METHODS)
+        raise KeyError(f"task {spec.id!r} names unknown unit method {spec.method!r}; known: {known}") from None
+
+
+@contextmanager
+def register_method(name: str, method: UnitMethod) -> Iterator[UnitMethod]:
+    """Adds a unit method under `name` for the duration of the block, for tasks whose spec names it.
+
+    For plugins and tests (registry.register_task adds the task): a name already taken is refused, and
+    the method is removed again on leaving the block.
+    """
+    if name in METHODS:
+        raise ValueError(f"unit method {name!r} is already registered")
+    METHODS[name] = method
+    try:
+        yield method
+    finally:
+        del METHODS[name]

@@ -67,9 +67,9 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options) -> None:
         tasks = _split(options["tasks"])
-        unknown = [task for task in tasks if task not in TASK_IDS]
+        unknown = [task for task in tasks if task not in TASKS]
         if unknown:
-            raise CommandError(f"Unknown task(s) {', '.join(unknown)}; choose from {', '.join(TASK_IDS)}.")
+            raise CommandError(f"Unknown task(s) {', '.join(unknown)}; choose from {', '.join(TASKS)}.")
         if options["batch_size"] is not None and options["batch_size"] < 1:
             raise CommandError("--batch-size must be at least 1.")
         dataset = find_dataset(options["dataset"])

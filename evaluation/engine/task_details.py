@@ -1,0 +1,103 @@
+"""The typed blocks of run details that a task's unit method writes under the task's id.
+
+Each unit method (units.UnitMethod) declares the type of its block, `details_type`: a frozen dataclass
+with `from_dict` and `to_dict` (the `TaskDetails` protocol). `results.Details.from_dict`, the one reader
+of run.details, reads a task's block with the type its method declares. The blocks live here, below
+both units.py (which writes them) and results.py (which reads them), so that neither imports the other
+for a type. No Django imports here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Protocol, Self
+
+
+class TaskDetails(Protocol):
+    """A task's own block of run details: read from and written to the JSON of run.details."""
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Self: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class ReliabilityBin:
+    lower: float
+    upper: float
+    count: int
+    mean_p: float | None  # None for an empty bin
+    mean_y: float | None
+
+
+@dataclass(frozen=True)
+class Reliability:
+    """Reliability bins of one language's test predictions before and after calibration."""
+
+    before: list[ReliabilityBin]
+    after: list[ReliabilityBin]
+    # None only in rows migrated from before schema 1 that did not record them.
+    calibrator: str | None
+    dev_cv_ece: dict[str, float]
+    temperature: float | None
+    n_test_pairs: int | None
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Reliability:
+        return cls(
+            before=[ReliabilityBin(**entry) for entry in data["before"]],
+            after=[ReliabilityBin(**entry) for entry in data["after"]],
+            calibrator=data["calibrator"],
+            dev_cv_ece=dict(data["dev_cv_ece"]),
+            temperature=data["temperature"],
+            n_test_pairs=data["n_test_pairs"],
+        )
+
+
+@dataclass(frozen=True)
+class PairSetInfo:
+    digest: str
+    pairs: dict[str, int]
+
+
+@dataclass(frozen=True)
+class ClassificationDetails:
+    """The block of a pair-classification task (T4)."""
+
+    reliability: dict[str, Reliability]
+    pair_sets: dict[str, PairSetInfo]
+    features: str
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ClassificationDetails:
+        return cls(
+            reliability={code: Reliability.from_dict(value) for code, value in data["reliability"].items()},
+            pair_sets={code: PairSetInfo(**value) for code, value in data["pair_sets"].items()},
+            features=data["features"],
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class PoolInfo:
+    digest: str
+    queries: int
+    pool_size: int
+
+
+@dataclass(frozen=True)
+class HardNegativeDetails:
+    """The block of a hard-negative retrieval task (T5): the frozen pools' digests."""
+
+    pools: dict[str, PoolInfo]
+    mining: str
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> HardNegativeDetails:
+        return cls(pools={code: PoolInfo(**value) for code, value in data["pools"].items()}, mining=data["mining"])
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
