@@ -27,7 +27,7 @@ from evaluation.engine.corpus import SOURCE_LANGUAGE, Corpus, LanguageTexts
 from evaluation.engine.diagnostics import multi_reference_per_query
 from evaluation.engine.lexical import BM25Index
 from evaluation.engine.metrics import per_query_retrieval
-from evaluation.engine.pairs import SPLITS, build_pair_set, stored_array, texts_key
+from evaluation.engine.pairs import SPLITS, build_pair_set, stored_array, stored_array_file, texts_key
 from evaluation.engine.registry import TaskSpec
 from evaluation.engine.retrieval import BlockScorer, rank_golds
 from evaluation.engine.text_lengths import text_lengths
@@ -402,9 +402,12 @@ class HardNegativeRetrieval(UnitMethod):
         digest.update(np.ascontiguousarray(language.item_ids[pools], dtype=np.int64).tobytes())
         unit.info["pool"] = {"digest": digest.hexdigest(), "queries": n, "pool_size": int(pools.shape[1])}
         top = np.take_along_axis(pools, result.topk, axis=1)
+        # The stored pool file the pools were read from, if any: the site stores its name, not the pools.
+        pools_file = stored_array_file("t5-pools", key, corpus.content_hash)
         context.save_ranks(
             f"ranks-{spec.id}-{source}",
             {
+                **({"pools_file": np.array(pools_file)} if pools_file else {}),
                 "query_item_ids": language.item_ids,
                 "ranks": ranks.astype(np.int32),
                 "top10_item_ids": language.item_ids[top].astype(np.int32),

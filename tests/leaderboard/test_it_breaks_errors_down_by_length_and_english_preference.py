@@ -55,8 +55,8 @@ def test_it_shows_each_querys_english_preference_signals(client):
     run = demo_reruns()["bm25"]
     multi = rank_arrays(run, "multi", "hin", "eng")
     by_item = {
-        int(item): (int(ranks[0]), int(ranks[1]), int(english.sum()))
-        for item, ranks, english in zip(multi["query_item_ids"], multi["ranks"], multi["top10_is_english"], strict=True)
+        int(item): (int(ranks[0]), int(ranks[1]), int(english))
+        for item, ranks, english in zip(multi["query_item_ids"], multi["ranks"], multi["english_in_top10"], strict=True)
     }
     page = client.get(f"/results/{run.pk}/errors/?task=t1&language=hin").content.decode()
     shown = re.findall(
