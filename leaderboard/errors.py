@@ -15,7 +15,7 @@ import io
 import math
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from threading import Lock
 from typing import Any
 
@@ -25,8 +25,8 @@ from django.core.files.storage import default_storage
 from evaluation import rank_storage
 from evaluation.engine.languages import BY_CODE
 from evaluation.engine.registry import TASKS, TaskSpec
-from evaluation.engine.results import Details, RankFile
-from evaluation.models import Item, Run
+from evaluation.engine.results import Details, Interval, MultiReferenceDetails, RankFile
+from evaluation.models import Item, Run, Score
 from leaderboard.breakdowns import LengthBin, by_length_quartile
 from leaderboard.significance import PairedHits
 from leaderboard.translation_split import TranslationSplit, translation_split
@@ -209,7 +209,9 @@ def first_pair(run: Run, task: str | None, language: str | None, target: str | N
 def rank_file_of(run: Run, key: UnitKey) -> RankFile:
     """The run's rank file of the unit, or ErrorsUnavailable saying why there is none."""
     if run.is_published:
-        raise ErrorsUnavailable("This run is a published result: published results have no per-query data.")
+        raise ErrorsUnavailable(
+            "This run is a published result: published results have no per-query data (and no English→English figure)."
+        )
     for entry in Details.from_dict(run.details).ranks:
         if (entry.task, entry.source, entry.target) == (key.spec.id, key.language, key.target):
             if not default_storage.exists(entry.path):
@@ -337,6 +339,69 @@ def english_preferences(run: Run, key: UnitKey, item_ids: set[int]) -> dict[int,
 
 
 @dataclass(frozen=True)
+class EnglishLoss:
+    """One language's R@1 against the same model's R@1 on the English originals, for the same task."""
+
+    language: str
+    recall: float
+    english: float
+
+    @property
+    def name(self) -> str:
+        return BY_CODE[self.language].name if self.language in BY_CODE else self.language
+
+    @property
+    def drop_points(self) -> float:
+        """The language's R@1 minus the English R@1, in percentage points (negative: a loss)."""
+        return 100 * (self.recall - self.english)
+
+
+@dataclass(frozen=True)
+class EnglishLosses:
+    """The languages where the model loses most against its own English→English figure, largest loss first.
+
+    English→English is the monolingual task (T1) asked on the English originals, computed with the
+    multi-reference diagnostics (run.details["multi"]["english_t1"]): a diagnostic figure, in no
+    average or ranking. `reason` says why there is no list (published results, an older re-run)."""
+
+    task: str | None
+    english: Interval | None
+    rows: list[EnglishLoss]
+    reason: str | None = None
+
+    def to_json(self) -> dict:
+        return {
+            "task": self.task,
+            "english_recall@1": asdict(self.english) if self.english else None,
+            "languages": [
+                {"language": row.language, "recall@1": row.recall, "drop_points": row.drop_points} for row in self.rows
+            ],
+            "reason": self.reason,
+        }
+
+
+def english_losses(run: Run) -> EnglishLosses:
+    """Per language: the run's R@1 of the task the English figure asks (T1), the English→English R@1,
+    and the drop, sorted by largest loss first (then by language code)."""
+    if run.is_published:
+        return EnglishLosses(None, None, [], "Published results have no English→English figure.")
+    block = next(
+        (b for b in Details.from_dict(run.details).tasks.values() if isinstance(b, MultiReferenceDetails)), None
+    )
+    if block is None or "recall@1" not in block.english_t1 or block.english_task is None:
+        return EnglishLosses(
+            None, None, [], "This run has no English→English figure (it comes with the multi-reference diagnostics)."
+        )
+    english = block.english_t1["recall@1"]
+    values = Score.objects.filter(run=run, task=block.english_task, target__isnull=True, metric="recall@1").values_list(
+        "source_id", "value"
+    )
+    rows = [EnglishLoss(code, value, english.value) for code, value in values if code != ENGLISH]
+    rows.sort(key=lambda row: (row.drop_points, row.language))
+    return EnglishLosses(block.english_task, english, rows)
+
+
+@dataclass(frozen=True)
 class ErrorReport:
     run: Run
     key: UnitKey
@@ -354,6 +419,8 @@ class ErrorReport:
     gold_length_bins: list[LengthBin]
     # With the English instructions pooled in (multi-reference diagnostics): per shown query.
     english: dict[int, EnglishPreference]
+    # The run's languages against its English→English figure.
+    english_losses: EnglishLosses | None = None
 
     @property
     def shown(self) -> list[tuple[dict, list[tuple[str, ItemRatings]], EnglishPreference | None]]:
@@ -394,6 +461,7 @@ class ErrorReport:
             "target": self.key.target,
             "buckets": self.buckets,
             "queries": self.queries,
+            "against_english": self.english_losses.to_json() if self.english_losses else None,
         }
 
     @property
@@ -459,6 +527,7 @@ def error_report(run: Run, key: UnitKey, *, bucket: str | None = None, page: str
         query_bins,
         gold_bins,
         english_preferences(run, key, shown_ids),
+        english_losses(run),
     )
 
 

@@ -140,10 +140,28 @@ class HardNegativeDetails:
         return cls(pools={code: PoolInfo(**value) for code, value in data["pools"].items()}, mining=data["mining"])
 
 
+@dataclass(frozen=True)
+class MultiReferenceDetails:
+    """The block of the multi-reference diagnostics: T1 on the English originals (English personas
+    against the English instructions, the rank rule of every full pool), a diagnostic figure that
+    enters no average or ranking; empty in runs made before it was recorded."""
+
+    english_t1: dict[str, Interval] = field(default_factory=dict)
+    english_task: str | None = None  # the task whose question it asks in English (T1)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MultiReferenceDetails:
+        return cls(
+            english_t1={name: Interval(**value) for name, value in (data.get("english_t1") or {}).items()},
+            english_task=data.get("english_task"),
+        )
+
+
 # The type of a task's own block of details, by the task's unit method (methods without one are absent).
-TASK_BLOCKS: dict[str, type[ClassificationDetails] | type[HardNegativeDetails]] = {
+TASK_BLOCKS: dict[str, type[ClassificationDetails] | type[HardNegativeDetails] | type[MultiReferenceDetails]] = {
     "pair_classifier": ClassificationDetails,
     "hard_negatives": HardNegativeDetails,
+    "multi_reference": MultiReferenceDetails,
 }
 
 
@@ -174,7 +192,7 @@ class Details:
     script_groups: dict[str, dict[str, ScriptGroup]] = field(default_factory=dict)
     ranks: list[RankFile] = field(default_factory=list)
     tokenizer_coverage: dict[str, dict[str, Any]] = field(default_factory=dict)
-    tasks: dict[str, ClassificationDetails | HardNegativeDetails] = field(default_factory=dict)
+    tasks: dict[str, ClassificationDetails | HardNegativeDetails | MultiReferenceDetails] = field(default_factory=dict)
     schema_version: int = SCHEMA_VERSION
 
     def to_dict(self) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from evaluation.engine import bootstrap
 from evaluation.engine.backends import Backend, TextSet
 from evaluation.engine.classification import evaluate_pair_set
 from evaluation.engine.corpus import SOURCE_LANGUAGE, Corpus, LanguageTexts
@@ -28,7 +29,7 @@ from evaluation.engine.diagnostics import multi_reference_per_query
 from evaluation.engine.lexical import BM25Index
 from evaluation.engine.metrics import per_query_retrieval
 from evaluation.engine.pairs import SPLITS, build_pair_set, stored_array, stored_array_file, texts_key
-from evaluation.engine.registry import TaskSpec
+from evaluation.engine.registry import TASKS, TaskSpec
 from evaluation.engine.retrieval import BlockScorer, rank_golds
 from evaluation.engine.text_lengths import text_lengths
 
@@ -220,6 +221,44 @@ class MultiReference(UnitMethod):
             SOURCE_LANGUAGE,
         )
         return unit
+
+    def details(self, spec: TaskSpec, context: Context, units: list[Unit]) -> dict[str, Any] | None:
+        """English→English T1 on the originals encoded for the English pool: each English persona's
+        own English instruction ranked among all English instructions, with the rank rule and the
+        bootstrap (same seed, so the same resamples of the parallel items) of every T1 unit."""
+        english = context.corpus.english
+        asked = (spec.query_field, spec.document_field, spec.query_role)
+        twin = next(
+            (
+                other
+                for other in TASKS.values()
+                if other.method == "full_pool"
+                and not other.cross_lingual
+                and (other.query_field, other.document_field, other.query_role) == asked
+            ),
+            None,
+        )
+        if english is None or not units or twin is None:
+            return None
+        context.report("SCORING", 1.0, f"task {spec.id}: English → English")
+        result = rank_golds(
+            context.backend.scorer(
+                context.text_set(SOURCE_LANGUAGE, spec.query_field, spec.query_role),
+                context.text_set(SOURCE_LANGUAGE, spec.document_field, "document"),
+            ),
+            np.arange(len(english.item_ids)),
+            k=1,
+        )
+        per_query = per_query_retrieval(result.ranks[:, 0])
+        names = list(per_query)
+        matrix = np.stack([per_query[name] for name in names])
+        samples = bootstrap.bootstrap_means(matrix, context.n_resamples, context.seed)
+        figures = {}
+        for name, row in zip(names, samples, strict=True):
+            low, high = bootstrap.percentile_interval(row)
+            n = len(per_query[name])
+            figures[name] = {"value": float(per_query[name].mean()), "ci_low": low, "ci_high": high, "n": n}
+        return {"english_t1": figures, "english_task": twin.id}
 
 
 class PairClassification(UnitMethod):

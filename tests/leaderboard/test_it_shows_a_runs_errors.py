@@ -66,7 +66,7 @@ def test_it_lists_the_queries_worst_first_as_the_rank_file_and_dataset_say(clien
     run = demo_reruns()["bm25"]
     body = client.get(errors_url(run, "task=t1&language=hin&format=json")).json()
     counts, queries = expected_page(run, "t1", "hin", None, "persona", "instruction")
-    assert set(body) == {"run", "task", "language", "target", "buckets", "queries"}
+    assert set(body) == {"run", "task", "language", "target", "buckets", "queries", "against_english"}
     assert (body["run"], body["task"], body["language"], body["target"]) == (run.pk, "t1", "hin", None)
     assert body["buckets"] == counts
     assert sum(counts.values()) == 36
@@ -148,6 +148,7 @@ def test_it_says_published_runs_have_no_per_query_data(client):
     response = client.get(errors_url(run, "task=t1&language=hin&format=json"))
     assert response.status_code == 404
     assert "no per-query data" in response.json()["detail"]
+    assert "no English→English figure" in response.json()["detail"]
 
 
 def test_it_hides_a_private_run_from_others(client, django_user_model):
