@@ -1,18 +1,18 @@
 """Error analysis at full scale: the size of one run's rank files, and the errors page's latency.
 
-    .venv/bin/python bench/error_analysis.py [--items 50000] [--languages 12] [--requests 20] [--json OUT]
+    .venv/bin/python bench/error_analysis.py [--items 50000] [--languages 12] [--requests 20] [--json OUT] [--size-only]
 
 Size. A full run has one rank file per retrieval unit: for each task of the registry with per-query
-ranks, one per language (12) or per ordered pair (132), as evaluation/engine/units.py writes them.
-The script builds one synthetic unit of each layout at `--items` queries and a 50,000-item pool
-(query item ids, gold ranks, top-10 item ids, gold scores; the hard-negative pools; the multi-reference
-pair of ranks and English flags), compresses it as the site stores it, and multiplies by the number
-of units of that layout. Ranks follow a model with 30% Recall@1 and a long tail (log-uniform up to the
-pool size); the top-10 ids hold the gold at its rank when it is within 10, the rest drawn either
-uniformly from the pool ("uniform", the worst case for compression) or with hubs, a Zipf(1.1)
-popularity over the documents ("hubs", as dense retrievers show). Two stored layouts are measured:
-the engine's dtypes as written before this change, and the smallest unsigned types now written
-(evaluation/rank_storage.py).
+ranks, one per language (12) or per ordered pair (132), as evaluation/engine/units.py hands them to
+the site. The script builds every unit of one run at `--items` queries and a 50,000-item pool (query
+item ids, gold ranks, top-10 item ids, gold scores, the texts' token lengths; T5's pools and the name
+of their stored file; the multi-reference pair of ranks and English flags) and stores each with the
+site's own writer (evaluation/engine/rank_files.py RankWriter, as evaluation/execution.py does),
+beside the earlier layouts (the engine's dtypes; layout 1, the same arrays in their smallest types).
+Ranks follow a model with 30% Recall@1 and a long tail (log-uniform up to the pool size); the top-10
+ids hold the gold at its rank when it is within 10, the rest drawn either uniformly from the pool
+("uniform", the worst case for compression) or with hubs, a Zipf(1.1) popularity over the documents
+("hubs", as dense retrievers show). `--size-only` skips the latency part.
 
 Latency. A scratch SQLite database in a temporary folder gets the languages, one dataset of `--items`
 items in Hindi and English, and one re-run whose T1 Hindi rank file is a synthetic full-scale unit in a
@@ -31,6 +31,7 @@ import statistics
 import sys
 import tempfile
 import time
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -72,7 +73,9 @@ def unit_arrays(layout: str, n: int, hubs: bool, seed: int = 0) -> dict[str, np.
         "gold_scores": rng.normal(0.5, 0.1, n).astype(np.float32),
     }
     if layout == "hard_negatives":
+        # The engine names the stored pool file it read (the site's store always has one).
         arrays["pool_item_ids"] = item_ids[rng.integers(0, POOL, size=(n, 21))].astype(np.int32)
+        arrays["pools_file"] = np.array("synthetic/t5-pools-0.npy")
     if layout == "multi_reference":
         english_ranks = synthetic_ranks(rng, n, 2 * POOL)
         arrays = {
@@ -84,16 +87,29 @@ def unit_arrays(layout: str, n: int, hubs: bool, seed: int = 0) -> dict[str, np.
     return arrays
 
 
-def units_per_layout(languages: int) -> dict[str, int]:
+def text_lengths(n: int, language: str, field: str) -> np.ndarray:
+    """Token lengths of one language's personas or instructions: a gamma around 40 (personas) or 25."""
+    rng = np.random.default_rng(zlib.crc32(f"{language}/{field}".encode()))
+    mean = 40 if field == "persona" else 25
+    return np.maximum(1, rng.gamma(4.0, mean / 4.0, n)).astype(np.int32)
+
+
+def run_units(languages: int) -> list[tuple[str, str, str, str | None]]:
+    """(layout, task, source, target) of every rank file of one run, in the engine's order."""
+    from evaluation.engine.languages import TARGET_CODES
     from evaluation.engine.registry import TASKS
 
-    counts: dict[str, int] = {}
+    codes = list(TARGET_CODES)[:languages]
+    units = []
     for spec in TASKS.values():
-        if spec.method in ("full_pool", "hard_negatives", "multi_reference"):
-            counts[spec.method] = counts.get(spec.method, 0) + (
-                languages * (languages - 1) if spec.cross_lingual else languages
-            )
-    return counts
+        if spec.method not in ("full_pool", "hard_negatives", "multi_reference"):
+            continue
+        if spec.cross_lingual:
+            units += [(spec.method, spec.id, a, b) for a in codes for b in codes if a != b]
+        else:
+            target = "eng" if spec.method == "multi_reference" else None
+            units += [(spec.method, spec.id, code, target) for code in codes]
+    return units
 
 
 def plain_bytes(arrays: dict[str, np.ndarray]) -> int:
@@ -102,29 +118,32 @@ def plain_bytes(arrays: dict[str, np.ndarray]) -> int:
     return len(buffer.getvalue())
 
 
-def measure_size(items: int, languages: int) -> dict:
+def measure_size(items: int, languages: int, distributions: tuple[str, ...] = ("uniform", "hubs")) -> dict:
+    """Every rank file of one synthetic run, stored by the site's writer (the engine's arrays, then
+    layout 1: the arrays as handed over in their smallest types, then layout 2: RankWriter)."""
+    from evaluation.engine.rank_files import RankWriter, registry_text_set
     from evaluation.rank_storage import rank_file_bytes
 
-    counts = units_per_layout(languages)
-    result: dict = {"units": counts}
-    for hubs in (False, True):
-        name = "hubs" if hubs else "uniform"
-        before = after = only_top3 = 0
-        per_unit = {}
-        for layout, count in counts.items():
-            arrays = unit_arrays(layout, items, hubs)
-            old, new = plain_bytes(arrays), len(rank_file_bytes(arrays))
-            # What keeping only the three documents the errors page shows would take (not done: it drops data).
-            top3 = len(rank_file_bytes({**arrays, "top10_item_ids": arrays["top10_item_ids"][:, :3]}))
-            per_unit[layout] = {"before_mb": old / 1e6, "after_mb": new / 1e6, "top3_mb": top3 / 1e6}
-            before += old * count
-            after += new * count
-            only_top3 += top3 * count
+    units = run_units(languages)
+    result: dict = {"units": len(units), "items": items, "languages": languages}
+    for name in distributions:
+        writer = RankWriter()
+        engine = layout_1 = layout_2 = 0
+        for number, (layout, task, source, target) in enumerate(units):
+            arrays = unit_arrays(layout, items, name == "hubs", seed=number)
+            if layout != "multi_reference":
+                for key in ("query_lengths", "gold_lengths"):
+                    language, field = registry_text_set(task, source, target, key).split("/")
+                    arrays[key] = text_lengths(items, language, field)
+            file_name = "-".join(part for part in ("ranks", task, source, target) if part)
+            old = {key: value for key, value in arrays.items() if key != "pools_file"}
+            engine += plain_bytes(old)
+            layout_1 += len(rank_file_bytes(old))
+            layout_2 += len(writer.file_bytes(file_name, arrays))
         result[name] = {
-            "per_unit": per_unit,
-            "run_before_mb": before / 1e6,
-            "run_after_mb": after / 1e6,
-            "run_if_top3_mb": only_top3 / 1e6,
+            "run_engine_dtypes_mb": engine / 1e6,
+            "run_layout_1_mb": layout_1 / 1e6,
+            "run_layout_2_mb": layout_2 / 1e6,
         }
     return result
 
@@ -145,7 +164,7 @@ def measure_latency(items: int, requests: int) -> dict:
 
     from evaluation.engine.results import SCHEMA_VERSION
     from evaluation.models import Dataset, EmbeddingModel, Item, Run
-    from evaluation.rank_storage import rank_file_bytes
+    from evaluation.rank_storage import RankWriter
 
     settings.ALLOWED_HOSTS = ["*"]
     call_command("migrate", verbosity=0)
@@ -158,7 +177,10 @@ def measure_latency(items: int, requests: int) -> dict:
     ]
     Item.objects.bulk_create(rows, batch_size=5000)
     arrays = unit_arrays("full_pool", items, hubs=False)
-    path = default_storage.save("runs/bench/ranks-t1-hin.npz", ContentFile(rank_file_bytes(arrays)))
+    for key in ("query_lengths", "gold_lengths"):
+        arrays[key] = text_lengths(items, "hin", "persona" if key == "query_lengths" else "instruction")
+    data = RankWriter().file_bytes("ranks-t1-hin", arrays)
+    path = default_storage.save("runs/bench/ranks-t1-hin.npz", ContentFile(data))
     model = EmbeddingModel.objects.create(name="bench-model")
     run = Run.objects.create(
         model=model,
@@ -209,11 +231,11 @@ def main() -> None:
     parser.add_argument("--languages", type=int, default=12)
     parser.add_argument("--requests", type=int, default=20)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--size-only", action="store_true", help="Only the size of one run's rank files.")
     options = parser.parse_args()
-    result = {
-        "size": measure_size(options.items, options.languages),
-        "latency": measure_latency(options.items, options.requests),
-    }
+    result = {"size": measure_size(options.items, options.languages)}
+    if not options.size_only:
+        result["latency"] = measure_latency(options.items, options.requests)
     text = json.dumps(result, indent=2)
     print(text)
     if options.json:

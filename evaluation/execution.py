@@ -20,7 +20,8 @@ evaluation/engine/results.py, are the one reader and writer of run.details / run
                   script_groups[t2|t3x] = {same_script|cross_script|script:<Code>: {pairs, metrics}};
                   tokenizer_coverage[script] = {languages, texts, tokens_per_word, unk_rate, truncated_share};
                   ranks = [{task, source, target, path}], .npz files in default storage holding
-                      query_item_ids, ranks, top10_item_ids (and gold_scores / top10_is_english);
+                      query_item_ids, ranks, top_item_ids (top 3), gold_scores, lengths, ... in the
+                      layout of evaluation/rank_storage.py (read them with its read_arrays);
                   skipped_tasks = {task: reason}.
 Keys of run.details written by others (e.g. attempt history) are preserved.
 """
@@ -47,7 +48,7 @@ from evaluation.engine.registry import TASKS
 from evaluation.engine.results import Details, Manifest, RunResult, ScoreRow, render_document
 from evaluation.engine.runner import evaluate, plan_tasks, text_sets_for
 from evaluation.models import EmbeddingModel, Item, Run, Score
-from evaluation.rank_storage import rank_file_bytes
+from evaluation.rank_storage import RankWriter
 from evaluation.replicates import compute_replicates, write_replicates
 
 logger = logging.getLogger(__name__)
@@ -92,13 +93,16 @@ def load_corpus(run: Run) -> Corpus:
 
 
 def _save_artefact(run: Run) -> Callable[[str, dict[str, np.ndarray]], str]:
+    # One writer per execution: it keeps each text set's lengths in the first file that has them.
+    writer = RankWriter()
+
     def save(name: str, arrays: dict[str, np.ndarray]) -> str:
         path = f"runs/{run.pk}/{name}.npz"
         # A retried run replaces its earlier files instead of piling up renamed copies.
         if default_storage.exists(path):
             default_storage.delete(path)
-        # Integers in their smallest unsigned type (evaluation/rank_storage.py): a fifth smaller at full scale.
-        return default_storage.save(path, ContentFile(rank_file_bytes(arrays)))
+        # Layout 2 of evaluation/rank_storage.py: top 3, lengths once per text set, T5 pools by their file.
+        return default_storage.save(path, ContentFile(writer.file_bytes(name, arrays)))
 
     return save
 

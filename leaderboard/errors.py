@@ -1,7 +1,8 @@
 """Error analysis: one run's queries, query by query, and two runs on the same queries.
 
 A re-run keeps, per retrieval unit (a task and a language, or an ordered pair of languages), each
-query's gold rank and its top-10 retrieved item ids in a rank file (`ranks-<task>-<src>[-<tgt>].npz`,
+query's gold rank and its top retrieved item ids (3; 10 in older files) in a rank file
+(`ranks-<task>-<src>[-<tgt>].npz`, layouts in evaluation/engine/rank_files.py,
 listed in the run's typed `Details.ranks`). This module reads such a file once (cached in the process,
 keyed by its path and size), orders the queries worst gold rank first, counts them per rank bucket,
 and joins the page's few items to their texts in the database, in the evaluated language and in the
@@ -13,17 +14,19 @@ from __future__ import annotations
 import io
 import math
 from collections import OrderedDict
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
 from threading import Lock
 from typing import Any
 
 import numpy as np
 from django.core.files.storage import default_storage
 
+from evaluation import rank_storage
 from evaluation.engine.languages import BY_CODE
 from evaluation.engine.registry import TASKS, TaskSpec
-from evaluation.engine.results import Details, RankFile
-from evaluation.models import Item, Run
+from evaluation.engine.results import Details, Interval, MultiReferenceDetails, RankFile
+from evaluation.models import Item, Run, Score
 from leaderboard.breakdowns import LengthBin, by_length_quartile
 from leaderboard.significance import PairedHits
 from leaderboard.translation_split import TranslationSplit, translation_split
@@ -41,7 +44,7 @@ BUCKETS: tuple[tuple[str, str, int, int | None], ...] = (
     (">10", "beyond rank 10", 11, None),
 )
 BUCKET_KEYS = tuple(key for key, *_ in BUCKETS)
-# The unit methods whose rank files hold one gold rank per query and the top 10 in the gold's pool.
+# The unit methods whose rank files hold one gold rank per query and the top documents in the gold's pool.
 PER_QUERY_METHODS = ("full_pool", "hard_negatives")
 # Rank units kept in memory: a 50,000-query unit takes about 2.6 MB.
 CACHED_UNITS = 32
@@ -62,27 +65,27 @@ class RankUnit:
     # Lengths in the model's tokens (characters for lexical baselines); None in files written before them.
     query_lengths: np.ndarray | None = None
     gold_lengths: np.ndarray | None = None
-    # Multi-reference files only: every rank column (own-language gold, English gold) and English flags.
+    # Multi-reference files only: every rank column (own-language gold, English gold), and how many of
+    # each query's top 10 were English.
     all_ranks: np.ndarray | None = None
-    top_is_english: np.ndarray | None = None
+    english_in_top10: np.ndarray | None = None
 
     @classmethod
     def from_arrays(cls, arrays) -> RankUnit:
+        """A unit from a rank file's arrays as evaluation.rank_storage.read_arrays gives them (either layout)."""
         ids = np.asarray(arrays["query_item_ids"])
         all_ranks = np.asarray(arrays["ranks"]).reshape(len(ids), -1)
         ranks = all_ranks[:, 0]
-        top = np.asarray(arrays["top10_item_ids"])
         order = np.lexsort((ids, -ranks.astype(np.int64)))
-        names = set(getattr(arrays, "files", arrays))
         return cls(
             query_item_ids=ids,
             ranks=ranks,
-            top_item_ids=top,
+            top_item_ids=np.asarray(arrays["top_item_ids"])[:, :SHOWN_RETRIEVED],
             order=order,
-            query_lengths=np.asarray(arrays["query_lengths"]) if "query_lengths" in names else None,
-            gold_lengths=np.asarray(arrays["gold_lengths"]) if "gold_lengths" in names else None,
+            query_lengths=arrays.get("query_lengths"),
+            gold_lengths=arrays.get("gold_lengths"),
             all_ranks=all_ranks if all_ranks.shape[1] > 1 else None,
-            top_is_english=np.asarray(arrays["top10_is_english"]) if "top10_is_english" in names else None,
+            english_in_top10=arrays.get("english_in_top10"),
         )
 
     def bucket_mask(self, key: str) -> np.ndarray:
@@ -117,13 +120,29 @@ def read_rank_unit(path: str) -> RankUnit:
         if unit is not None:
             _cache.move_to_end(key)
             return unit
-    with default_storage.open(path, "rb") as handle, np.load(io.BytesIO(handle.read())) as arrays:
-        unit = RankUnit.from_arrays(arrays)
+    unit = RankUnit.from_arrays(read_rank_arrays(path))
     with _cache_lock:
         _cache[key] = unit
         while len(_cache) > CACHED_UNITS:
             _cache.popitem(last=False)
     return unit
+
+
+def read_rank_arrays(path: str) -> dict[str, np.ndarray]:
+    """The rank file at `path` in default storage, in either stored layout (evaluation/rank_storage.py),
+    its lengths read from the sibling file that keeps them."""
+    folder = path.rpartition("/")[0]
+
+    def sibling(name: str) -> Mapping[str, np.ndarray] | None:
+        other = f"{folder}/{name}.npz" if folder else f"{name}.npz"
+        if not default_storage.exists(other):
+            return None
+        with default_storage.open(other, "rb") as handle:
+            # Read lazily: only the one array asked for is decompressed.
+            return np.load(io.BytesIO(handle.read()))
+
+    with default_storage.open(path, "rb") as handle:
+        return rank_storage.load(handle.read(), sibling)
 
 
 @dataclass(frozen=True)
@@ -190,7 +209,9 @@ def first_pair(run: Run, task: str | None, language: str | None, target: str | N
 def rank_file_of(run: Run, key: UnitKey) -> RankFile:
     """The run's rank file of the unit, or ErrorsUnavailable saying why there is none."""
     if run.is_published:
-        raise ErrorsUnavailable("This run is a published result: published results have no per-query data.")
+        raise ErrorsUnavailable(
+            "This run is a published result: published results have no per-query data (and no English→English figure)."
+        )
     for entry in Details.from_dict(run.details).ranks:
         if (entry.task, entry.source, entry.target) == (key.spec.id, key.language, key.target):
             if not default_storage.exists(entry.path):
@@ -305,16 +326,79 @@ def english_preferences(run: Run, key: UnitKey, item_ids: set[int]) -> dict[int,
             if unit.all_ranks is None:
                 continue
             where = {int(item): index for index, item in enumerate(unit.query_item_ids) if int(item) in item_ids}
-            english_top = unit.top_is_english
+            english_top = unit.english_in_top10
             return {
                 item: EnglishPreference(
                     own_rank=int(unit.all_ranks[index, 0]),
                     english_rank=int(unit.all_ranks[index, 1]),
-                    english_in_top10=int(english_top[index].sum()) if english_top is not None else 0,
+                    english_in_top10=int(english_top[index]) if english_top is not None else 0,
                 )
                 for item, index in where.items()
             }
     return {}
+
+
+@dataclass(frozen=True)
+class EnglishLoss:
+    """One language's R@1 against the same model's R@1 on the English originals, for the same task."""
+
+    language: str
+    recall: float
+    english: float
+
+    @property
+    def name(self) -> str:
+        return BY_CODE[self.language].name if self.language in BY_CODE else self.language
+
+    @property
+    def drop_points(self) -> float:
+        """The language's R@1 minus the English R@1, in percentage points (negative: a loss)."""
+        return 100 * (self.recall - self.english)
+
+
+@dataclass(frozen=True)
+class EnglishLosses:
+    """The languages where the model loses most against its own English→English figure, largest loss first.
+
+    English→English is the monolingual task (T1) asked on the English originals, computed with the
+    multi-reference diagnostics (run.details["multi"]["english_t1"]): a diagnostic figure, in no
+    average or ranking. `reason` says why there is no list (published results, an older re-run)."""
+
+    task: str | None
+    english: Interval | None
+    rows: list[EnglishLoss]
+    reason: str | None = None
+
+    def to_json(self) -> dict:
+        return {
+            "task": self.task,
+            "english_recall@1": asdict(self.english) if self.english else None,
+            "languages": [
+                {"language": row.language, "recall@1": row.recall, "drop_points": row.drop_points} for row in self.rows
+            ],
+            "reason": self.reason,
+        }
+
+
+def english_losses(run: Run) -> EnglishLosses:
+    """Per language: the run's R@1 of the task the English figure asks (T1), the English→English R@1,
+    and the drop, sorted by largest loss first (then by language code)."""
+    if run.is_published:
+        return EnglishLosses(None, None, [], "Published results have no English→English figure.")
+    block = next(
+        (b for b in Details.from_dict(run.details).tasks.values() if isinstance(b, MultiReferenceDetails)), None
+    )
+    if block is None or "recall@1" not in block.english_t1 or block.english_task is None:
+        return EnglishLosses(
+            None, None, [], "This run has no English→English figure (it comes with the multi-reference diagnostics)."
+        )
+    english = block.english_t1["recall@1"]
+    values = Score.objects.filter(run=run, task=block.english_task, target__isnull=True, metric="recall@1").values_list(
+        "source_id", "value"
+    )
+    rows = [EnglishLoss(code, value, english.value) for code, value in values if code != ENGLISH]
+    rows.sort(key=lambda row: (row.drop_points, row.language))
+    return EnglishLosses(block.english_task, english, rows)
 
 
 @dataclass(frozen=True)
@@ -335,6 +419,8 @@ class ErrorReport:
     gold_length_bins: list[LengthBin]
     # With the English instructions pooled in (multi-reference diagnostics): per shown query.
     english: dict[int, EnglishPreference]
+    # The run's languages against its English→English figure.
+    english_losses: EnglishLosses | None = None
 
     @property
     def shown(self) -> list[tuple[dict, list[tuple[str, ItemRatings]], EnglishPreference | None]]:
@@ -375,6 +461,7 @@ class ErrorReport:
             "target": self.key.target,
             "buckets": self.buckets,
             "queries": self.queries,
+            "against_english": self.english_losses.to_json() if self.english_losses else None,
         }
 
     @property
@@ -440,6 +527,7 @@ def error_report(run: Run, key: UnitKey, *, bucket: str | None = None, page: str
         query_bins,
         gold_bins,
         english_preferences(run, key, shown_ids),
+        english_losses(run),
     )
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from evaluation.engine import rank_files
 from evaluation.engine.dataset_files import DatasetFileError, Problems, open_source
 from evaluation.engine.registry import TASKS
 
@@ -52,10 +53,12 @@ def find_rank_file(
 
 
 def worst_queries(arrays: Mapping[str, np.ndarray], limit: int) -> list[tuple[int, int, list[int]]]:
-    """(item id, gold rank, top retrieved item ids) of the `limit` worst queries, worst gold rank first."""
+    """(item id, gold rank, top retrieved item ids) of the `limit` worst queries, worst gold rank first.
+
+    `arrays` as evaluation.engine.rank_files.read_arrays gives them, from a file of either stored layout."""
     ids = np.asarray(arrays["query_item_ids"])
     ranks = np.asarray(arrays["ranks"]).reshape(len(ids), -1)[:, 0].astype(np.int64)
-    top = np.asarray(arrays["top10_item_ids"])
+    top = np.asarray(arrays["top_item_ids"])
     order = np.lexsort((ids, -ranks))[:limit]
     return [(int(ids[i]), int(ranks[i]), [int(x) for x in top[i, :SHOWN_RETRIEVED]]) for i in order]
 
@@ -80,9 +83,9 @@ def main(argv: list[str]) -> int:
     if not path.exists():
         print(f"error: no rank file {path} for {spec.short_title} {options.language}.", file=sys.stderr)
         return 1
-    with np.load(path) as arrays:
-        rows = worst_queries(arrays, max(1, options.limit))
-        counts = _bucket_counts(np.asarray(arrays["ranks"]).reshape(len(arrays["query_item_ids"]), -1)[:, 0])
+    arrays = rank_files.load(path.read_bytes(), rank_files.folder_sibling(path.parent))
+    rows = worst_queries(arrays, max(1, options.limit))
+    counts = _bucket_counts(np.asarray(arrays["ranks"]).reshape(len(arrays["query_item_ids"]), -1)[:, 0])
     try:
         texts = _texts(options.data) if options.data else {}
     except DatasetFileError as error:

@@ -250,6 +250,16 @@ class PairSetStore:
         return array
 
 
+def stored_array_file(kind: str, key: str, content_hash: str) -> str | None:
+    """Where the store in use keeps a per-dataset artefact, relative to its root ("<folder>/<file>"),
+    when it holds it; None without a store or before it is stored. A run's files name it instead of
+    repeating it (evaluation/rank_storage.py: T5's pools)."""
+    if _store is None:
+        return None
+    path = _store.path(f"{kind}-{key}", content_hash).with_suffix(".npy")
+    return path.relative_to(_store.root).as_posix() if path.is_file() else None
+
+
 def texts_key(kind: str, texts: list[str], *parts: object) -> str:
     """A digest of everything a per-dataset artefact is built from: its kind, parameters and texts."""
     digest = hashlib.sha256("\0".join([kind, str(PAIR_SET_FORMAT), *map(str, parts)]).encode() + b"\0")

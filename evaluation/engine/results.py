@@ -33,6 +33,8 @@ from typing import Any
 from evaluation.engine.registry import TASKS
 from evaluation.engine.task_details import ClassificationDetails as ClassificationDetails
 from evaluation.engine.task_details import HardNegativeDetails as HardNegativeDetails
+from evaluation.engine.task_details import Interval as Interval
+from evaluation.engine.task_details import MultiReferenceDetails as MultiReferenceDetails
 from evaluation.engine.task_details import PairSetInfo as PairSetInfo
 from evaluation.engine.task_details import PoolInfo as PoolInfo
 from evaluation.engine.task_details import Reliability as Reliability
@@ -64,14 +66,6 @@ class ScoreRow:
     value: float
     ci_low: float | None
     ci_high: float | None
-
-
-@dataclass(frozen=True)
-class Interval:
-    value: float
-    ci_low: float | None
-    ci_high: float | None
-    n: int
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ for a type. No Django imports here.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, Self
 
 
@@ -20,6 +20,16 @@ class TaskDetails(Protocol):
     def from_dict(cls, data: dict[str, Any]) -> Self: ...
 
     def to_dict(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A figure with its bootstrap interval and the number of queries (or items) it averages."""
+
+    value: float
+    ci_low: float | None
+    ci_high: float | None
+    n: int
 
 
 @dataclass(frozen=True)
@@ -98,6 +108,26 @@ class HardNegativeDetails:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> HardNegativeDetails:
         return cls(pools={code: PoolInfo(**value) for code, value in data["pools"].items()}, mining=data["mining"])
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class MultiReferenceDetails:
+    """The block of the multi-reference diagnostics: T1 on the English originals (English personas
+    against the English instructions, the rank rule of every full pool), a diagnostic figure that
+    enters no average or ranking; empty in runs made before it was recorded."""
+
+    english_t1: dict[str, Interval] = field(default_factory=dict)
+    english_task: str | None = None  # the task whose question it asks in English (T1)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MultiReferenceDetails:
+        return cls(
+            english_t1={name: Interval(**value) for name, value in (data.get("english_t1") or {}).items()},
+            english_task=data.get("english_task"),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -22,16 +22,23 @@ from typing import Any
 import numpy as np
 import torch
 
+from evaluation.engine import bootstrap
 from evaluation.engine.backends import Backend, TextSet
 from evaluation.engine.classification import evaluate_pair_set
 from evaluation.engine.corpus import SOURCE_LANGUAGE, Corpus, LanguageTexts
 from evaluation.engine.diagnostics import multi_reference_per_query
 from evaluation.engine.lexical import BM25Index
 from evaluation.engine.metrics import per_query_retrieval
-from evaluation.engine.pairs import SPLITS, build_pair_set, stored_array, texts_key
-from evaluation.engine.registry import TaskSpec
+from evaluation.engine.pairs import SPLITS, build_pair_set, stored_array, stored_array_file, texts_key
+from evaluation.engine.registry import TASKS, TaskSpec
 from evaluation.engine.retrieval import BlockScorer, rank_golds
-from evaluation.engine.task_details import ClassificationDetails, HardNegativeDetails, TaskDetails
+from evaluation.engine.task_details import (
+    ClassificationDetails,
+    HardNegativeDetails,
+    Interval,
+    MultiReferenceDetails,
+    TaskDetails,
+)
 from evaluation.engine.text_lengths import text_lengths
 
 TOP_K = 10
@@ -177,6 +184,8 @@ class FullPoolRetrieval(UnitMethod):
 class MultiReference(UnitMethod):
     """Each persona against its own-language and English instructions pooled together (two golds)."""
 
+    details_type = MultiReferenceDetails
+
     def unmet_requirement(self, spec: TaskSpec, corpus: Corpus) -> str | None:
         if corpus.english is None:
             return "needs English originals aligned with the translated items"
@@ -225,6 +234,43 @@ class MultiReference(UnitMethod):
             SOURCE_LANGUAGE,
         )
         return unit
+
+    def details(self, spec: TaskSpec, context: Context, units: list[Unit]) -> MultiReferenceDetails | None:
+        """English→English T1 on the originals encoded for the English pool: each English persona's
+        own English instruction ranked among all English instructions, with the rank rule and the
+        bootstrap (same seed, so the same resamples of the parallel items) of every T1 unit."""
+        english = context.corpus.english
+        asked = (spec.query_field, spec.document_field, spec.query_role)
+        twin = next(
+            (
+                other
+                for other in TASKS.values()
+                if other.method == "full_pool"
+                and not other.cross_lingual
+                and (other.query_field, other.document_field, other.query_role) == asked
+            ),
+            None,
+        )
+        if english is None or not units or twin is None:
+            return None
+        context.report("SCORING", 1.0, f"task {spec.id}: English → English")
+        result = rank_golds(
+            context.backend.scorer(
+                context.text_set(SOURCE_LANGUAGE, spec.query_field, spec.query_role),
+                context.text_set(SOURCE_LANGUAGE, spec.document_field, "document"),
+            ),
+            np.arange(len(english.item_ids)),
+            k=1,
+        )
+        per_query = per_query_retrieval(result.ranks[:, 0])
+        names = list(per_query)
+        matrix = np.stack([per_query[name] for name in names])
+        samples = bootstrap.bootstrap_means(matrix, context.n_resamples, context.seed)
+        figures = {}
+        for name, row in zip(names, samples, strict=True):
+            low, high = bootstrap.percentile_interval(row)
+            figures[name] = Interval(float(per_query[name].mean()), low, high, len(per_query[name]))
+        return MultiReferenceDetails(english_t1=figures, english_task=twin.id)
 
 
 class PairClassification(UnitMethod):
@@ -412,9 +458,12 @@ class HardNegativeRetrieval(UnitMethod):
         digest.update(np.ascontiguousarray(language.item_ids[pools], dtype=np.int64).tobytes())
         unit.info["pool"] = {"digest": digest.hexdigest(), "queries": n, "pool_size": int(pools.shape[1])}
         top = np.take_along_axis(pools, result.topk, axis=1)
+        # The stored pool file the pools were read from, if any: the site stores its name, not the pools.
+        pools_file = stored_array_file("t5-pools", key, corpus.content_hash)
         context.save_ranks(
             f"ranks-{spec.id}-{source}",
             {
+                **({"pools_file": np.array(pools_file)} if pools_file else {}),
                 "query_item_ids": language.item_ids,
                 "ranks": ranks.astype(np.int32),
                 "top10_item_ids": language.item_ids[top].astype(np.int32),

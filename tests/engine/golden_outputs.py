@@ -140,9 +140,24 @@ def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--write", action="store_true", help="record the reference file")
     parser.add_argument("--tasks", default="", help="comma-separated tasks (default: all planned)")
+    parser.add_argument(
+        "--add-detail",
+        default="",
+        help="record only this new block of details (e.g. multi) into the reference file, every other "
+        "recorded figure kept as it was (a new figure, not a moved one)",
+    )
     options = parser.parse_args(argv)
     tasks = [task for task in options.tasks.split(",") if task] or None
-    document = json.dumps(engine_outputs(tasks), indent=1, ensure_ascii=False, sort_keys=True) + "\n"
+    outputs = engine_outputs(tasks)
+    if options.add_detail:
+        recorded = json.loads(gzip.decompress(GOLDEN_FILE.read_bytes()).decode("utf-8"))
+        for key, found in outputs.items():
+            block = found["details"].get(options.add_detail)
+            if options.add_detail in recorded[key]["details"] or block is None:
+                raise SystemExit(f"{key}: details/{options.add_detail} is already recorded or not produced")
+            recorded[key]["details"][options.add_detail] = block
+        outputs, options.write = recorded, True
+    document = json.dumps(outputs, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
     if options.write:
         GOLDEN_FILE.parent.mkdir(parents=True, exist_ok=True)
         GOLDEN_FILE.write_bytes(gzip.compress(document.encode("utf-8"), compresslevel=9, mtime=0))

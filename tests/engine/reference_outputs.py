@@ -57,7 +57,8 @@ def rank_digest(arrays: dict[str, np.ndarray]) -> str:
     digest = hashlib.sha256()
     for key in sorted(arrays):
         array = np.ascontiguousarray(arrays[key])
-        if key.startswith("top10") or key.endswith("_lengths") or array.dtype.kind == "f":
+        # Integer arrays only (a T5 file's `pools_file`, the name of the stored pools, is no figure).
+        if key.startswith("top10") or key.endswith("_lengths") or array.dtype.kind not in "iub":
             continue
         digest.update(f"{key}|{array.dtype.str}|{array.shape}".encode())
         digest.update(array.tobytes())

@@ -47,7 +47,9 @@ def test_it_evaluates_a_baseline_writes_artefacts_and_bumps_the_leaderboard_cach
     assert len(paths) == 3 + 6 + 3 + 6 + 3 + 3
     with default_storage.open(paths[("multi", "tam", "eng")]) as handle:
         multi = np.load(handle)
-        assert multi["ranks"].shape == (150, 2) and multi["top10_item_ids"].shape == (150, 10)
+        # Stored as the site keeps them (evaluation/engine/rank_files.py): the top 3 and the top 10's English count.
+        assert multi["ranks"].shape == (150, 2) and multi["top_item_ids"].shape == (150, 3)
+        assert multi["english_in_top10"].shape == (150,) and int(multi["english_in_top10"].max()) <= 10
 
     payload = json.loads(output.read_text(encoding="utf-8"))
     assert payload["manifest"]["model"]["name"] == baseline

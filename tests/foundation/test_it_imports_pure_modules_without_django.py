@@ -25,6 +25,7 @@ PURE_MODULES = [
     "leaderboard.translation_split",
     "leaderboard.breakdowns",
     "evaluation.rank_storage",
+    "evaluation.engine.rank_files",
     "leaderboard.plots",
     "leaderboard.coverage",
     "leaderboard.reproduce",

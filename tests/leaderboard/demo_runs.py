@@ -96,9 +96,18 @@ def _files() -> dict[Path, tuple[int, int]]:
 
 
 def rank_arrays(run: Run, task: str, source: str, target: str | None = None) -> dict[str, np.ndarray]:
-    """The arrays of one rank file, read straight from storage with numpy."""
+    """The arrays of one rank file, read straight from storage with numpy; lengths kept in another rank
+    file of the run ("<name>_from": "<file>/<array>", evaluation/rank_storage.py) are read from it."""
     entries = Details.from_dict(run.details).ranks
     (path,) = [e.path for e in entries if (e.task, e.source, e.target) == (task, source, target)]
+    found = _stored(path)
+    for name in [name for name in found if name.endswith("_lengths_from")]:
+        file_name, array_name = str(found.pop(name)).split("/")
+        found[name.removesuffix("_from")] = _stored(f"{path.rpartition('/')[0]}/{file_name}.npz")[array_name]
+    return found
+
+
+def _stored(path: str) -> dict[str, np.ndarray]:
     with default_storage.open(path, "rb") as handle, np.load(io.BytesIO(handle.read())) as arrays:
         return {name: arrays[name] for name in arrays.files}
 

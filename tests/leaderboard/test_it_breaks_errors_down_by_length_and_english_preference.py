@@ -55,8 +55,8 @@ def test_it_shows_each_querys_english_preference_signals(client):
     run = demo_reruns()["bm25"]
     multi = rank_arrays(run, "multi", "hin", "eng")
     by_item = {
-        int(item): (int(ranks[0]), int(ranks[1]), int(english.sum()))
-        for item, ranks, english in zip(multi["query_item_ids"], multi["ranks"], multi["top10_is_english"], strict=True)
+        int(item): (int(ranks[0]), int(ranks[1]), int(english))
+        for item, ranks, english in zip(multi["query_item_ids"], multi["ranks"], multi["english_in_top10"], strict=True)
     }
     page = client.get(f"/results/{run.pk}/errors/?task=t1&language=hin").content.decode()
     shown = re.findall(
@@ -70,3 +70,23 @@ def test_it_shows_each_querys_english_preference_signals(client):
         assert by_item[int(item)] == (int(own), int(english), int(count))
     # Reverse retrieval asks another question (instruction → persona): no such signals there.
     assert "English gold" not in client.get(f"/results/{run.pk}/errors/?task=t3&language=hin").content.decode()
+
+
+def test_it_lists_the_languages_by_their_loss_against_english_to_english(client):
+    from evaluation.models import Score
+
+    run = demo_reruns()["bm25"]
+    english = run.details["multi"]["english_t1"]["recall@1"]
+    assert run.details["multi"]["english_task"] == "t1"
+    rows_of_t1 = Score.objects.filter(run=run, task="t1", target__isnull=True, metric="recall@1")
+    recall = dict(rows_of_t1.values_list("source_id", "value"))
+    expected = sorted(((100 * (value - english["value"]), code) for code, value in recall.items()))
+    page = client.get(f"/results/{run.pk}/errors/?task=t1&language=hin").content.decode()
+    assert "Against English→English" in page and "largest loss first" in page
+    rows = tables(page)["english-losses"][1:]
+    assert [row[3] for row in rows] == [f"{drop:.1f}" for drop, _ in expected]
+    assert len(rows) == len(recall) >= 2
+    assert all(row[2] == f"{100 * english['value']:.1f}" for row in rows)
+    body = client.get(f"/results/{run.pk}/errors/?task=t1&language=hin&format=json").json()["against_english"]
+    assert [entry["language"] for entry in body["languages"]] == [code for _, code in expected]
+    assert body["english_recall@1"]["value"] == english["value"]

@@ -22,7 +22,7 @@ def errors_url(run: Run, query: str) -> str:
 def expected_page(run: Run, task: str, source: str, target: str | None, query_field: str, doc_field: str, bucket=None):
     """The page computed independently: numpy arrays of the rank file, texts from the shipped JSONL files."""
     arrays = rank_arrays(run, task, source, target)
-    ids, ranks, top = arrays["query_item_ids"].tolist(), arrays["ranks"].tolist(), arrays["top10_item_ids"].tolist()
+    ids, ranks, top = arrays["query_item_ids"].tolist(), arrays["ranks"].tolist(), arrays["top_item_ids"].tolist()
     bounds = {"1": (1, 1), "2-5": (2, 5), "6-10": (6, 10), ">10": (11, 10**9)}
     counts = {name: sum(low <= rank <= high for rank in ranks) for name, (low, high) in bounds.items()}
     rows = sorted(range(len(ids)), key=lambda i: (-ranks[i], ids[i]))
@@ -66,7 +66,7 @@ def test_it_lists_the_queries_worst_first_as_the_rank_file_and_dataset_say(clien
     run = demo_reruns()["bm25"]
     body = client.get(errors_url(run, "task=t1&language=hin&format=json")).json()
     counts, queries = expected_page(run, "t1", "hin", None, "persona", "instruction")
-    assert set(body) == {"run", "task", "language", "target", "buckets", "queries"}
+    assert set(body) == {"run", "task", "language", "target", "buckets", "queries", "against_english"}
     assert (body["run"], body["task"], body["language"], body["target"]) == (run.pk, "t1", "hin", None)
     assert body["buckets"] == counts
     assert sum(counts.values()) == 36
@@ -148,6 +148,7 @@ def test_it_says_published_runs_have_no_per_query_data(client):
     response = client.get(errors_url(run, "task=t1&language=hin&format=json"))
     assert response.status_code == 404
     assert "no per-query data" in response.json()["detail"]
+    assert "no English→English figure" in response.json()["detail"]
 
 
 def test_it_hides_a_private_run_from_others(client, django_user_model):
@@ -164,7 +165,7 @@ def test_it_keeps_ranks_as_integers_in_order():
     from leaderboard.errors import RankUnit
 
     unit = RankUnit.from_arrays(
-        {"query_item_ids": np.array([5, 3, 9, 1]), "ranks": np.array([2, 7, 7, 1]), "top10_item_ids": np.zeros((4, 10))}
+        {"query_item_ids": np.array([5, 3, 9, 1]), "ranks": np.array([2, 7, 7, 1]), "top_item_ids": np.zeros((4, 3))}
     )
     assert unit.query_item_ids[unit.order].tolist() == [3, 9, 5, 1]
     assert unit.bucket_counts() == {"1": 1, "2-5": 1, "6-10": 2, ">10": 0}

@@ -1,0 +1,55 @@
+"""English→English T1 comes with the multi-reference diagnostics (which encode the English originals
+anyway): each English persona's own English instruction ranked among all English instructions. The
+figure equals an independent computation over the texts' embeddings, carries its bootstrap interval,
+and moves no other figure of the run."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sentence_transformers import SentenceTransformer
+
+from evaluation.engine.backends import load_backend
+from evaluation.engine.corpus import build_corpus
+from evaluation.engine.runner import evaluate
+from tests.fakes.models import minilm_path
+from tests.validation import validation_rows, validation_triples
+
+LANGUAGES = ("Hindi", "Tamil")
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    corpus = build_corpus(
+        validation_triples(languages=LANGUAGES), requested_languages=None, name="v", version="1", content_hash="h"
+    )
+    backend = load_backend(str(minilm_path()), cache_root=tmp_path_factory.mktemp("cache"), device="cpu").backend
+    with_multi = evaluate(corpus, backend, tasks=["t1", "multi"], n_resamples=200)
+    without = evaluate(corpus, backend, tasks=["t1"], n_resamples=200)
+    return with_multi, without
+
+
+def test_english_t1_equals_an_independent_ranking_over_the_english_embeddings(runs):
+    with_multi, _ = runs
+    block = with_multi.details.to_dict()["multi"]
+    assert block["english_task"] == "t1"
+    english = validation_rows(languages=LANGUAGES)["eng"]
+    model = SentenceTransformer(str(minilm_path()), device="cpu")
+    personas = model.encode([row["persona"] for row in english], normalize_embeddings=True)
+    instructions = model.encode([row["instruction"] for row in english], normalize_embeddings=True)
+    scores = personas.astype(np.float64) @ instructions.astype(np.float64).T
+    gold = np.diag(scores)
+    ranks = 1 + (scores > gold[:, None] + 1e-5).sum(axis=1)  # far from any tie in this data
+    figure = block["english_t1"]["recall@1"]
+    assert figure["n"] == len(english) == 150
+    assert figure["value"] == pytest.approx(np.mean(ranks == 1), abs=1e-12)
+    assert figure["ci_low"] <= figure["value"] <= figure["ci_high"] and figure["ci_low"] < figure["ci_high"]
+    assert block["english_t1"]["mrr@10"]["value"] == pytest.approx(np.mean(np.where(ranks <= 10, 1 / ranks, 0)))
+
+
+def test_the_english_figure_is_in_no_score_row_or_average_and_moves_no_other_figure(runs):
+    with_multi, without = runs
+    t1 = [row for row in with_multi.scores if row.task == "t1"]
+    assert t1 == [row for row in without.scores if row.task == "t1"]
+    assert not any(row.source == "eng" for row in with_multi.scores)
+    assert with_multi.details.to_dict()["averages"]["t1"] == without.details.to_dict()["averages"]["t1"]
