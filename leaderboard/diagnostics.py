@@ -11,7 +11,7 @@ from django.http import QueryDict
 from evaluation.engine.registry import TASKS, metric, task
 from evaluation.models import Score
 from leaderboard.pages import ExportTable, Page, _filters_context, resolve_selection
-from leaderboard.tables import build_language_table
+from leaderboard.tables.per_language import build_language_table
 
 DIAGNOSTICS_TASK = next(spec.id for spec in TASKS.values() if spec.kind == "diagnostics")
 # The three figures that compare models; Max@R itself (a rank, in documents) stays on the run pages.

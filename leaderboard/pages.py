@@ -36,27 +36,12 @@ from leaderboard.run_intervals import (
     per_query_values,
 )
 from leaderboard.significance import Difference, holm, paired_bootstrap, paired_recall_at_1, unpaired_proportions
-from leaderboard.tables import (
-    OVERALL,
-    Column,
-    RunInfo,
-    asymmetry,
-    build_language_table,
-    build_overview,
-    build_pair_table,
-    cell_from_aggregate,
-    expected_units,
-    group_pairs,
-    manifest_facts,
-    mark_best,
-    next_sort,
-    overall_keys,
-    overview_columns,
-    pair_matrix,
-    pair_selected,
-    score_sections,
-    select_languages,
-)
+from leaderboard.tables.cells import RunInfo, cell_from_aggregate, mark_best
+from leaderboard.tables.overview import OVERALL, Column, build_overview, next_sort, overall_keys, overview_columns
+from leaderboard.tables.pairs import asymmetry, build_pair_table, group_pairs, pair_matrix
+from leaderboard.tables.per_language import build_language_table
+from leaderboard.tables.runs import manifest_facts, score_sections
+from leaderboard.tables.selection import expected_units, pair_selected, select_languages
 from leaderboard.translation_split import INTERVAL_NOTE
 
 LANGUAGE_ORDER = {lang.code: position for position, lang in enumerate(LANGUAGES)}

@@ -14,7 +14,7 @@ from django.utils.safestring import mark_safe
 
 from evaluation.engine.languages import BY_CODE
 from evaluation.engine.registry import METRICS, TASKS, TaskSpec
-from leaderboard.tables import Cell, format_metric, percent
+from leaderboard.tables.cells import Cell, format_metric, percent
 
 register = template.Library()
 
@@ -181,7 +181,7 @@ def folder_name(path: str) -> str:
 
 @register.simple_tag
 def format_value(metric: str, value: float | None) -> str:
-    """A stored value in its metric's scale, rounded once (leaderboard.tables.format_metric)."""
+    """A stored value in its metric's scale, rounded once (leaderboard.tables.cells.format_metric)."""
     return format_metric(metric, value)
 
 
