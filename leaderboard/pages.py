@@ -25,6 +25,7 @@ from evaluation.models import Dataset, Item, Run, Score
 from evaluation.published_intervals import WILSON_METRICS
 from evaluation.redaction import public_log
 from leaderboard import errors, plots
+from leaderboard.columns import Column, compare_axes, nav_label, overall_keys, overview_columns
 from leaderboard.coverage import Coverage, averaging_languages, common_languages, coverage
 from leaderboard.filters import LanguageSelectionForm, LeaderboardFilter
 from leaderboard.reproduce import in_paper_unit, load_paper_tables, t4_block_value
@@ -37,7 +38,7 @@ from leaderboard.run_intervals import (
 )
 from leaderboard.significance import Difference, holm, paired_bootstrap, paired_recall_at_1, unpaired_proportions
 from leaderboard.tables.cells import RunInfo, cell_from_aggregate, mark_best
-from leaderboard.tables.overview import OVERALL, Column, build_overview, next_sort, overall_keys, overview_columns
+from leaderboard.tables.overview import OVERALL, build_overview, next_sort
 from leaderboard.tables.pairs import asymmetry, build_pair_table, group_pairs, pair_matrix
 from leaderboard.tables.per_language import build_language_table
 from leaderboard.tables.runs import manifest_facts, score_sections
@@ -68,11 +69,6 @@ def retrieval_tasks() -> list[TaskSpec]:
 
 def cross_lingual_tasks() -> list[TaskSpec]:
     return [spec for spec in retrieval_tasks() if spec.cross_lingual]
-
-
-def compare_axes() -> list[tuple[str, str, str]]:
-    """(task, metric, label) of each axis of the compare page: a task's main metric."""
-    return [(spec.id, spec.main_metric, spec.compare_axis) for spec in TASKS.values() if spec.compare_axis]
 
 
 def page_task(task: str, kind: str) -> TaskSpec:
@@ -868,7 +864,7 @@ def crosslingual_page(params: QueryDict) -> Page:
             (choice.id, f"{choice.title.partition(' · ')[0]} {choice.query_field} → {choice.document_field}")
             for choice in choices.values()
         ],
-        "task_lead": f"{spec.query_field}s retrieving {spec.document_field}s ({spec.nav})",
+        "task_lead": f"{spec.query_field}s retrieving {spec.document_field}s ({nav_label(spec)})",
         "metric": metric,
         "metric_label": metric_label,
         "chosen": chosen,

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from evaluation.engine.registry import METRICS, TASKS, is_cross_lingual
+from leaderboard.columns import Column, overall_keys, overview_columns
 from leaderboard.coverage import Coverage
 from leaderboard.ranking import pairing, rank_intervals, rank_label
 from leaderboard.tables.cells import (
@@ -23,48 +23,6 @@ from leaderboard.tables.cells import (
     mark_best,
     mean_cell,
 )
-
-
-@dataclass(frozen=True)
-class Column:
-    key: str
-    label: str
-    task: str
-    metric: str
-    higher_is_better: bool = True
-    description: str = ""
-
-    @property
-    def pair(self) -> bool:
-        return is_cross_lingual(self.task)
-
-
-def overview_columns() -> tuple[Column, ...]:
-    """The overview's columns, task by task in registry order, read from the registry on each call."""
-    return tuple(
-        Column(
-            column.key,
-            column.label,
-            spec.id,
-            column.metric,
-            METRICS[column.metric].higher_is_better,
-            column.description,
-        )
-        for spec in TASKS.values()
-        for column in spec.overview_columns
-    )
-
-
-def overall_keys() -> tuple[str, ...]:
-    """The columns averaged into the overall score: the main metric of each task counted in it."""
-    return tuple(
-        column.key
-        for spec in TASKS.values()
-        if spec.in_overall
-        for column in spec.overview_columns
-        if column.metric == spec.main_metric
-    )
-
 
 # The model facts the overview sorts by: `?sort=` key → (RunInfo field, whether larger comes first).
 # Memory comes lightest first; the licence alphabetically.

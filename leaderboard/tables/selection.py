@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from leaderboard.tables.overview import Column
+from leaderboard.columns import Column
 
 PAIR_MODES = ("both", "source")
 

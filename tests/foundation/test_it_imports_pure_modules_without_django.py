@@ -19,6 +19,7 @@ PURE_MODULES = [
     "evaluation.public",
     "evaluation.redaction",
     "evaluation.published_intervals",
+    "leaderboard.columns",
     "leaderboard.tables.cells",
     "leaderboard.tables.selection",
     "leaderboard.tables.overview",

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from evaluation.engine.languages import BY_CODE
+from leaderboard.columns import overview_columns
 from leaderboard.tables.cells import Cell, RunInfo, mean_cell
-from leaderboard.tables.overview import build_overview, next_sort, overview_columns
+from leaderboard.tables.overview import build_overview, next_sort
 from leaderboard.tables.pairs import asymmetry, group_pairs, pair_matrix
 from leaderboard.tables.per_language import build_language_table
 from leaderboard.tables.runs import manifest_facts, score_sections
