@@ -6,7 +6,7 @@ import pytest
 from django.apps import apps
 
 from evaluation.engine.results import Details
-from leaderboard.pages import reliability_curves
+from leaderboard.pages.tasks import reliability_curves
 from tests.factories import make_dataset, make_run
 
 migration = importlib.import_module("evaluation.migrations.0005_run_results_schema_1")
