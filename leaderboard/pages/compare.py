@@ -11,9 +11,11 @@ from evaluation.published_intervals import WILSON_METRICS
 from leaderboard import plots
 from leaderboard.columns import Column, compare_axes
 from leaderboard.pages.selection import (
+    ExportColumn,
     ExportTable,
     Page,
     Selection,
+    export_table,
     filters_context,
     per_source_means_by_run,
     resolve_selection,
@@ -177,8 +179,16 @@ def compare_page(params: QueryDict) -> Page:
             {info.label: [cell.value for cell in cells] for info, cells in summary},
             title="Scores across tasks (%), each on its own axis",
         )
-    headers = ["run_id", "model", *[f"{label} ({metric})" for _, metric, label in axes], "older_engine"]
-    rows = [[info.id, info.label, *[cell.value for cell in cells], info.is_older_engine] for info, cells in summary]
+    # The summary's rows, one column per axis in the axis's metric.
+    export = [
+        ExportColumn("run_id", lambda row: row[0].id),
+        ExportColumn("model", lambda row: row[0].label),
+        *[
+            ExportColumn(f"{label} ({metric})", lambda row, index=index: row[1][index].value, metric)
+            for index, (_, metric, label) in enumerate(axes)
+        ],
+        ExportColumn("older_engine", lambda row: row[0].is_older_engine),
+    ]
     compared = differences(selection, chosen, axes) if len(chosen) >= 2 else []
     context = {
         **filters_context(selection, ("runs", "task")),
@@ -196,10 +206,9 @@ def compare_page(params: QueryDict) -> Page:
         # How many tested comparisons Holm's correction spans (none below two).
         "holm": sum(1 for row in compared if row["p_value"] is not None),
     }
-    metrics = {f"{label} ({metric})": metric for _, metric, label in axes}
     difference_table = ExportTable(DIFFERENCE_HEADERS, [[row[key] for key in DIFFERENCE_HEADERS] for row in compared])
     return Page(
         "Compare models",
         context,
-        {"compare": ExportTable(headers, rows, metrics), "differences": difference_table},
+        {"compare": export_table(export, summary), "differences": difference_table},
     )

@@ -12,11 +12,13 @@ from evaluation.models import Score
 from leaderboard import plots
 from leaderboard.columns import nav_label
 from leaderboard.pages.selection import (
+    ExportColumn,
     ExportTable,
     Page,
     Selection,
     cross_lingual_tasks,
     encode_query,
+    export_table,
     filters_context,
     query_params,
     resolve_selection,
@@ -24,7 +26,7 @@ from leaderboard.pages.selection import (
 from leaderboard.run_intervals import (
     pair_samples,
 )
-from leaderboard.tables.pairs import asymmetry, build_pair_table, group_pairs, pair_matrix
+from leaderboard.tables.pairs import PairRow, asymmetry, build_pair_table, group_pairs, pair_matrix
 
 
 def crosslingual_page(params: QueryDict) -> Page:
@@ -151,28 +153,11 @@ def crosslingual_page(params: QueryDict) -> Page:
     }
     tables = {"pairs": ExportTable(headers, rows)}
     if pair_view:
-        tables["pair_view"] = ExportTable(
-            ["rank_best", "rank_worst", "run_id", "model", "origin", "block", "value", "ci_low", "ci_high"],
-            [
-                [
-                    row.rank[0] if row.rank else None,
-                    row.rank[1] if row.rank else None,
-                    row.run.id,
-                    row.run.label,
-                    row.run.origin,
-                    row.block,
-                    row.cell.value,
-                    row.cell.ci_low,
-                    row.cell.ci_high,
-                ]
-                for row in pair_view
-            ],
-            dict.fromkeys(("value", "ci_low", "ci_high"), metric),
-        )
+        tables["pair_view"] = export_table(pair_view_columns(metric), pair_view)
     return Page("Cross-lingual retrieval", context, tables)
 
 
-def pair_view_rows(params: QueryDict, selection: Selection, task: str, metric: str) -> tuple[list, str]:
+def pair_view_rows(params: QueryDict, selection: Selection, task: str, metric: str) -> tuple[list[PairRow], str]:
     """The pair view: every model's `metric` for one (query language, document language), ranked.
 
     Returns (rows, error); both empty when no pair was asked for. Re-runs' rank intervals use the
@@ -206,3 +191,18 @@ def pair_view_rows(params: QueryDict, selection: Selection, task: str, metric: s
         replicates=replicates,
     )
     return rows, ""
+
+
+def pair_view_columns(metric: str) -> list[ExportColumn[PairRow]]:
+    """The pair view's download, read off the rows the page shows; value and interval are in `metric`."""
+    return [
+        ExportColumn("rank_best", lambda row: row.rank[0] if row.rank else None),
+        ExportColumn("rank_worst", lambda row: row.rank[1] if row.rank else None),
+        ExportColumn("run_id", lambda row: row.run.id),
+        ExportColumn("model", lambda row: row.run.label),
+        ExportColumn("origin", lambda row: row.run.origin),
+        ExportColumn("block", lambda row: row.block),
+        ExportColumn("value", lambda row: row.cell.value, metric),
+        ExportColumn("ci_low", lambda row: row.cell.ci_low, metric),
+        ExportColumn("ci_high", lambda row: row.cell.ci_high, metric),
+    ]

@@ -8,11 +8,12 @@ from evaluation.engine.bootstrap import percentile_interval
 from evaluation.engine.registry import TASKS
 from evaluation.models import Score
 from leaderboard import plots
-from leaderboard.columns import overall_keys, overview_columns
+from leaderboard.columns import Column, overall_keys, overview_columns
 from leaderboard.pages.selection import (
-    ExportTable,
+    ExportColumn,
     Page,
     Selection,
+    export_table,
     filters_context,
     resolve_selection,
 )
@@ -20,12 +21,8 @@ from leaderboard.run_intervals import (
     joint_average_interval,
     joint_overall_samples,
 )
-from leaderboard.tables.overview import OVERALL, build_overview, next_sort
+from leaderboard.tables.overview import OVERALL, OverviewRow, OverviewTable, build_overview, next_sort
 from leaderboard.tables.selection import expected_units
-
-
-def _ci(cell) -> list:
-    return [cell.value, cell.ci_low, cell.ci_high]
 
 
 def joint_intervals(
@@ -132,7 +129,7 @@ def overview_page(params: QueryDict) -> Page:
     headers = [
         ("rank", "Rank"),
         ("model", "Model"),
-        *[(column.key, column.label) for column in columns],
+        *[(column.key, column.label) for column in table.columns],
         ("params", "Params"),
         ("dim", "Dim."),
         ("max_tokens", "Max tok."),
@@ -140,62 +137,6 @@ def overview_page(params: QueryDict) -> Page:
         ("license", "Licence"),
     ]
     sort_links = {key: next_sort(table.sort, key, columns) for key, _ in headers}
-    export_headers = [
-        "run_id",
-        "model",
-        "model_id",
-        "origin",
-        "kind",
-        "parameter_count",
-        "benchmark",
-        "rank_best",
-        "rank_worst",
-        "overall",
-        "overall_ci_low",
-        "overall_ci_high",
-        "averaged_languages",
-        "coverage",
-        "ranked_over",
-        "engine_version",
-        "older_engine",
-    ]
-    # The overall score is a mean of the overall columns' values, all on the main metric's scale.
-    overall_metric = next((column.metric for column in columns if column.key in table.overall_keys), None)
-    export_metrics = dict.fromkeys(("overall", "overall_ci_low", "overall_ci_high"), overall_metric or "")
-    for column in columns:
-        export_headers += [
-            f"{column.key}_{column.metric}",
-            f"{column.key}_ci_low",
-            f"{column.key}_ci_high",
-            f"{column.key}_covered",
-            f"{column.key}_expected",
-        ]
-        export_metrics |= dict.fromkeys(
-            (f"{column.key}_{column.metric}", f"{column.key}_ci_low", f"{column.key}_ci_high"), column.metric
-        )
-    export_rows = []
-    for row in table.rows:
-        line = [
-            row.run.id,
-            row.run.label,
-            row.run.model_name,
-            row.run.origin,
-            row.run.kind,
-            row.run.parameter_count,
-            row.run.dataset,
-            row.rank[0] if row.rank else None,
-            row.rank[1] if row.rank else None,
-            *_ci(row.overall),
-            " ".join(row.coverage.averaged) if row.coverage else "",
-            row.coverage.label if row.coverage else "",
-            " ".join(row.ranked_over),
-            row.run.engine_version,
-            row.run.is_older_engine,
-        ]
-        for column in columns:
-            cell = row.cells[column.key]
-            line += [*_ci(cell), cell.covered, cell.expected]
-        export_rows.append(line)
     context = {
         **filters_context(selection),
         "table": table,
@@ -218,5 +159,45 @@ def overview_page(params: QueryDict) -> Page:
         # The model-facts columns; the runs come with their model already (no extra query).
         "facts": {run.pk: run.model for run in selection.runs},
     }
-    export = ExportTable(export_headers, export_rows, {key: name for key, name in export_metrics.items() if name})
-    return Page("Leaderboard", context, {"overview": export})
+    return Page("Leaderboard", context, {"overview": export_table(export_columns(table), table.rows)})
+
+
+def export_columns(table: OverviewTable) -> list[ExportColumn[OverviewRow]]:
+    """The overview's download, read off the table's own rows and columns (one block per table column).
+
+    The overall score is a mean of the overall columns' values, all on the main metric's scale."""
+    overall_metric = next((column.metric for column in table.columns if column.key in table.overall_keys), "")
+    found: list[ExportColumn[OverviewRow]] = [
+        ExportColumn("run_id", lambda row: row.run.id),
+        ExportColumn("model", lambda row: row.run.label),
+        ExportColumn("model_id", lambda row: row.run.model_name),
+        ExportColumn("origin", lambda row: row.run.origin),
+        ExportColumn("kind", lambda row: row.run.kind),
+        ExportColumn("parameter_count", lambda row: row.run.parameter_count),
+        ExportColumn("benchmark", lambda row: row.run.dataset),
+        ExportColumn("rank_best", lambda row: row.rank[0] if row.rank else None),
+        ExportColumn("rank_worst", lambda row: row.rank[1] if row.rank else None),
+        ExportColumn("overall", lambda row: row.overall.value, overall_metric),
+        ExportColumn("overall_ci_low", lambda row: row.overall.ci_low, overall_metric),
+        ExportColumn("overall_ci_high", lambda row: row.overall.ci_high, overall_metric),
+        ExportColumn("averaged_languages", lambda row: " ".join(row.coverage.averaged) if row.coverage else ""),
+        ExportColumn("coverage", lambda row: row.coverage.label if row.coverage else ""),
+        ExportColumn("ranked_over", lambda row: " ".join(row.ranked_over)),
+        ExportColumn("engine_version", lambda row: row.run.engine_version),
+        ExportColumn("older_engine", lambda row: row.run.is_older_engine),
+    ]
+    for column in table.columns:
+        found += _cell_columns(column)
+    return found
+
+
+def _cell_columns(column: Column) -> list[ExportColumn[OverviewRow]]:
+    """A table column's cell as five download columns: value and interval (in its metric), coverage."""
+    key = column.key
+    return [
+        ExportColumn(f"{key}_{column.metric}", lambda row: row.cells[key].value, column.metric),
+        ExportColumn(f"{key}_ci_low", lambda row: row.cells[key].ci_low, column.metric),
+        ExportColumn(f"{key}_ci_high", lambda row: row.cells[key].ci_high, column.metric),
+        ExportColumn(f"{key}_covered", lambda row: row.cells[key].covered),
+        ExportColumn(f"{key}_expected", lambda row: row.cells[key].expected),
+    ]

@@ -4,8 +4,10 @@ shows (resolved from the filter form), the page and export types, and the links 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Generic, TypeVar
 
 from django.http import QueryDict
 
@@ -17,6 +19,8 @@ from leaderboard.filters import LanguageSelectionForm, LeaderboardFilter
 from leaderboard.tables.cells import RunInfo
 from leaderboard.tables.selection import pair_selected, select_languages
 
+# A row of a page's table, as its download reads it (an OverviewRow, a PairRow, ...).
+Row = TypeVar("Row")
 LANGUAGE_ORDER = {lang.code: position for position, lang in enumerate(LANGUAGES)}
 
 
@@ -40,6 +44,29 @@ class ExportTable:
     headers: list[str]
     rows: list[list]
     metrics: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ExportColumn(Generic[Row]):
+    """One column of a download: its header, how its value is read off one row of the page's own table,
+    and the metric its values are in (empty for other columns).
+
+    A page lists its download's columns once, next to the table they read, so that the headers, the
+    values and the metrics cannot drift apart, and the download shows exactly the table's rows.
+    """
+
+    header: str
+    value: Callable[[Row], object]
+    metric: str = ""
+
+
+def export_table(columns: Sequence[ExportColumn[Row]], rows: Iterable[Row]) -> ExportTable:
+    """The download of a table: one line per row of the table, one value per column."""
+    return ExportTable(
+        [column.header for column in columns],
+        [[column.value(row) for column in columns] for row in rows],
+        {column.header: column.metric for column in columns if column.metric},
+    )
 
 
 @dataclass

@@ -12,8 +12,9 @@ from evaluation.engine.results import ClassificationDetails, Details
 from evaluation.models import Run, Score
 from leaderboard import errors, plots
 from leaderboard.pages.selection import (
-    ExportTable,
+    ExportColumn,
     Page,
+    export_table,
     filters_context,
     per_source_means_by_run,
     resolve_selection,
@@ -87,20 +88,23 @@ def task_page(params: QueryDict, task: str) -> Page:
         if leaders and languages
         else None
     )
-    headers = ["run_id", "model", "origin", "metric", "language", "value", "ci_low", "ci_high", "block", "older_engine"]
     block_by_run = tables[0][1].block_by_run if tables else {}
-    rows = [
-        [row["run_id"], None, None, row["metric"], row["source"], row["value"], row.get("ci_low"), row.get("ci_high")]
-        for row in values
-    ]
     labels = {info.id: info for info in infos}
-    for row in rows:
-        info = labels.get(row[0])
-        row[1], row[2] = (info.label, info.origin) if info else ("", "")
-        # The row's block under the ranking rule, and whether an older engine scored it.
-        row += [block_by_run.get(row[0], ""), bool(info and info.is_older_engine)]
-    if pair:
-        headers[4] = "query_language (mean over document languages)"
+    # One line per value the tables show, with the row's block under the ranking rule and whether an
+    # older engine scored it.
+    language = "query_language (mean over document languages)" if pair else "language"
+    export = [
+        ExportColumn("run_id", lambda row: row["run_id"]),
+        ExportColumn("model", lambda row: labels[row["run_id"]].label if row["run_id"] in labels else ""),
+        ExportColumn("origin", lambda row: labels[row["run_id"]].origin if row["run_id"] in labels else ""),
+        ExportColumn("metric", lambda row: row["metric"]),
+        ExportColumn(language, lambda row: row["source"]),
+        ExportColumn("value", lambda row: row["value"]),
+        ExportColumn("ci_low", lambda row: row.get("ci_low")),
+        ExportColumn("ci_high", lambda row: row.get("ci_high")),
+        ExportColumn("block", lambda row: block_by_run.get(row["run_id"], "")),
+        ExportColumn("older_engine", lambda row: row["run_id"] in labels and labels[row["run_id"]].is_older_engine),
+    ]
     context = {
         **filters_context(selection),
         "task": task,
@@ -120,7 +124,7 @@ def task_page(params: QueryDict, task: str) -> Page:
         "mixed_origins": selection.mixed_origins,
         "mining_reason": spec.mining_reason,
     }
-    return Page(spec.title, context, {task: ExportTable(headers, rows)})
+    return Page(spec.title, context, {task: export_table(export, values)})
 
 
 def chance_levels(spec: TaskSpec, metrics, pool_size: int | None) -> list[tuple[str, str]]:
@@ -225,10 +229,13 @@ def classification_page(params: QueryDict, task: str) -> Page:
                     ),
                 )
             )
-    headers = ["run_id", "model", "origin", *shown, "older_engine"]
-    rows = [
-        [info.id, info.label, info.origin, *[cells[m].value for m in shown], info.is_older_engine]
-        for info, cells in summary
+    # The summary table's rows, with every metric the task shows (those no run has included).
+    export = [
+        ExportColumn("run_id", lambda row: row[0].id),
+        ExportColumn("model", lambda row: row[0].label),
+        ExportColumn("origin", lambda row: row[0].origin),
+        *[ExportColumn(metric, lambda row, metric=metric: row[1][metric].value, metric) for metric in shown],
+        ExportColumn("older_engine", lambda row: row[0].is_older_engine),
     ]
     context = {
         **filters_context(selection, ("run",)),
@@ -248,7 +255,7 @@ def classification_page(params: QueryDict, task: str) -> Page:
         "published_t4": published_t4_rows(selection.runs),
     }
     context["hidden_for_run"] = context["hidden_for_choice"]
-    return Page(spec.title, context, {task: ExportTable(headers, rows, {metric: metric for metric in shown})})
+    return Page(spec.title, context, {task: export_table(export, summary)})
 
 
 def published_t4_rows(runs: list[Run]) -> list[dict]:
