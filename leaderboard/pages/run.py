@@ -20,6 +20,7 @@ from leaderboard.pages.selection import (
     ordered_codes,
     retrieval_tasks,
 )
+from leaderboard.run_results import run_details
 from leaderboard.tables.runs import manifest_facts, score_sections
 from leaderboard.translation_split import INTERVAL_NOTE
 
@@ -49,15 +50,15 @@ def artefacts(run: Run) -> dict[str, str]:
     """The per-query rank files the engine listed in the run's details, keyed by the name used in URLs
     ("ranks-t1-hin", "ranks-t2-hin-ben")."""
     found: dict[str, str] = {}
-    for entry in Details.from_dict(run.details).ranks:
+    for entry in run_details(run).ranks:
         name = "-".join(part for part in ("ranks", entry.task, entry.source, entry.target) if part)
         found[name.replace("/", "-").replace(" ", "-")] = entry.path
     return dict(sorted(found.items()))
 
 
-def tokenizer_coverage(details: dict) -> tuple[list[str], list[tuple[str, list]]]:
-    """Tokenizer coverage per script as (metric names, rows of (script, values))."""
-    coverage = Details.from_dict(details).tokenizer_coverage
+def tokenizer_coverage(details: Details) -> tuple[list[str], list[tuple[str, list]]]:
+    """Tokenizer coverage per script as (metric names, rows of (script, values)), from the run's typed details."""
+    coverage = details.tokenizer_coverage
     if not coverage:
         return [], []
     # PostgreSQL's jsonb does not keep key order, so rows and columns are put in a fixed order here.
@@ -141,7 +142,7 @@ def run_page(run_id: int) -> Page:
         bars = plots.language_bars(
             [BY_CODE[c].name for c in bar_languages], series, title=f"{bar_metric.label} per language"
         )
-    coverage_metrics, coverage_rows = tokenizer_coverage(run.details)
+    coverage_metrics, coverage_rows = tokenizer_coverage(run_details(run))
     context = {
         "run": run,
         "sections": sections,

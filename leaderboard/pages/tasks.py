@@ -20,6 +20,7 @@ from leaderboard.pages.selection import (
     resolve_selection,
 )
 from leaderboard.reproduce import in_paper_unit, load_paper_tables, t4_block_value
+from leaderboard.run_results import run_details
 from leaderboard.tables.cells import cell_from_aggregate, mark_best
 from leaderboard.tables.per_language import build_language_table
 
@@ -137,13 +138,13 @@ def chance_levels(spec: TaskSpec, metrics, pool_size: int | None) -> list[tuple[
     return found
 
 
-def reliability_curves(details: dict, task: str) -> dict[str, dict[str, list[dict]]]:
+def reliability_curves(details: Details, task: str) -> dict[str, dict[str, list[dict]]]:
     """Reliability bins of a classification task's results as {language: {"before": bins, "after": bins}}.
 
-    Read with the engine's typed results (one spelling, schema 1); each bin is {"count", "mean_p",
-    "mean_y"}, and empty bins (no test pair) are left out.
+    `details` are the run's typed results (leaderboard.run_results.run_details: one spelling, schema 1);
+    each bin is {"count", "mean_p", "mean_y"}, and empty bins (no test pair) are left out.
     """
-    block = Details.from_dict(details).tasks.get(task)
+    block = details.tasks.get(task)
     if not isinstance(block, ClassificationDetails):
         return {}
     curves = {}
@@ -199,7 +200,7 @@ def classification_page(params: QueryDict, task: str) -> Page:
         infos, per_language, languages, calibration.name, higher_is_better=calibration.higher_is_better
     )
 
-    with_bins = [run for run in selection.runs if reliability_curves(run.details, task)]
+    with_bins = [run for run in selection.runs if reliability_curves(run_details(run), task)]
     chosen = None
     run_param = params.get("run")
     if run_param and run_param.isdigit():
@@ -207,8 +208,9 @@ def classification_page(params: QueryDict, task: str) -> Page:
     chosen = chosen or (with_bins[0] if with_bins else None)
     figures = []
     if chosen:
-        curves = reliability_curves(chosen.details, task)
-        block = Details.from_dict(chosen.details).tasks[task]
+        details = run_details(chosen)
+        curves = reliability_curves(details, task)
+        block = details.tasks[task]
         for group in ["all", *[code for code in languages if code in curves]]:
             if group not in curves:
                 continue
