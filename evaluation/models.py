@@ -581,7 +581,7 @@ class Run(models.Model):
         """Scored by an earlier engine version: never ranked against current-engine runs.
 
         Published runs are the reference implementation's figures, not any engine version's, and are
-        never "older"; see leaderboard.tables.is_older_engine."""
+        never "older"; see leaderboard.tables.cells.is_older_engine."""
         return self.origin == self.Origin.RERUN and self.engine_version not in ("", ENGINE_VERSION)
 
     @property

@@ -1,6 +1,6 @@
 """The diagnostics page: the multi-reference figures per model and language, side by side.
 
-A page builder like those in leaderboard.pages, kept in its own module; the metrics, their labels,
+A page builder like those in leaderboard/pages/, kept in its own module; the metrics, their labels,
 directions and formats come from the registry.
 """
 
@@ -10,8 +10,8 @@ from django.http import QueryDict
 
 from evaluation.engine.registry import TASKS, metric, task
 from evaluation.models import Score
-from leaderboard.pages import ExportTable, Page, _filters_context, resolve_selection
-from leaderboard.tables import build_language_table
+from leaderboard.pages.selection import ExportTable, Page, filters_context, resolve_selection
+from leaderboard.tables.per_language import build_language_table
 
 DIAGNOSTICS_TASK = next(spec.id for spec in TASKS.values() if spec.kind == "diagnostics")
 # The three figures that compare models; Max@R itself (a rank, in documents) stays on the run pages.
@@ -49,7 +49,7 @@ def diagnostics_page(params: QueryDict) -> Page:
         if row["run_id"] in labels
     ]
     context = {
-        **_filters_context(selection),
+        **filters_context(selection),
         "task_spec": spec,
         "tables": tables,
         "runs_without": [info for info in selection.infos if info.id not in with_values],

@@ -10,7 +10,8 @@ from django.core.files.storage import default_storage
 
 from evaluation.engine.results import ScoreRow
 from evaluation.models import Run, Score
-from leaderboard import mteb_export, pages
+from leaderboard import mteb_export
+from leaderboard.pages.run import artefacts
 
 
 def run_facts(run: Run) -> mteb_export.RunFacts:
@@ -48,7 +49,7 @@ def artefact_archive(run: Run) -> bytes:
     """Every artefact the run lists, under its listed name, in one zip (stored files are already compact)."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as bundle:
-        for name, path in pages.artefacts(run).items():
+        for name, path in artefacts(run).items():
             if not default_storage.exists(path):
                 continue
             with default_storage.open(path, "rb") as handle:

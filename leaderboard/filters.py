@@ -8,7 +8,7 @@ from django.db.models import QuerySet
 
 from evaluation.engine.languages import LANGUAGES
 from evaluation.models import Dataset, EmbeddingModel, Run
-from leaderboard.tables import PAIR_MODES
+from leaderboard.tables.selection import PAIR_MODES
 
 # Parameter-count bands, in parameters. The edges split the published baselines into the small
 # distilled model, the base-size encoders and the large ones.

@@ -13,6 +13,7 @@ import numpy as np
 
 from evaluation.engine import bootstrap
 from evaluation.engine.metrics import per_query_retrieval
+from evaluation.engine.results import Interval
 
 # --- averages of re-runs: the engine's joint bootstrap ---------------------------------------------------
 #
@@ -28,15 +29,16 @@ BOUNDS_LABEL = "mean of the per-language bounds (an upper bound on the width)"
 
 
 def stored_joint_interval(
-    averages: Mapping | None, task: str, metric: str, averaged_units: int
+    averages: Mapping[str, Mapping[str, Interval]], task: str, metric: str, averaged_units: int
 ) -> tuple[float, float] | None:
     """The engine's interval for a run's average when that average spans all the run's units.
 
-    The averaged units are always a subset of the run's, so equal counts mean the same set."""
-    entry = ((averages or {}).get(task) or {}).get(metric) or {}
-    if entry.get("n") != averaged_units or entry.get("ci_low") is None or entry.get("ci_high") is None:
+    `averages` are the run's typed details' (evaluation.engine.results.Details.averages). The
+    averaged units are always a subset of the run's, so equal counts mean the same set."""
+    entry = averages.get(task, {}).get(metric)
+    if entry is None or entry.n != averaged_units or entry.ci_low is None or entry.ci_high is None:
         return None
-    return float(entry["ci_low"]), float(entry["ci_high"])
+    return float(entry.ci_low), float(entry.ci_high)
 
 
 def joint_samples_from_ranks(

@@ -16,7 +16,7 @@ from plotly.subplots import make_subplots
 
 from evaluation.published import CATALOGUE
 from evaluation.safe_text import plain_figure, plain_label
-from leaderboard.tables import format_metric
+from leaderboard.tables.cells import format_metric
 
 # One colour per model, the same in every chart. Paul Tol's colour-blind-safe "muted" scheme (nine
 # colours) followed by three Okabe–Ito colours and a grey, all distinguishable with the common

@@ -18,9 +18,10 @@ from django.http import QueryDict
 
 from evaluation.engine.registry import TASKS
 from evaluation.models import Run
-from leaderboard import pages
 from leaderboard.api.views import leaderboard_body, leaderboard_key
 from leaderboard.cache import build_then_bump, bump_generation, store_rebuilt
+from leaderboard.pages import overview as overview_pages
+from leaderboard.pages.selection import Page
 from leaderboard.responses import canonical_params, page_keys, page_payload
 from leaderboard.standing import version_query
 
@@ -64,8 +65,8 @@ def build_most_visited(dataset_id: int) -> list[str]:
     from leaderboard.views import TASK_PAGES
 
     version = QueryDict(version_query(dataset_id))
-    default = _store_page("overview", OVERVIEW_TEMPLATE, pages.overview_page, QueryDict())
-    _store_page("overview", OVERVIEW_TEMPLATE, pages.overview_page, version)
+    default = _store_page("overview", OVERVIEW_TEMPLATE, overview_pages.overview_page, QueryDict())
+    _store_page("overview", OVERVIEW_TEMPLATE, overview_pages.overview_page, version)
     built = ["overview?", f"overview?{version.urlencode()}"]
     task_queries = [version]
     default_dataset = default.context.get("dataset")
@@ -84,11 +85,11 @@ def build_most_visited(dataset_id: int) -> list[str]:
     return built
 
 
-def _store_page(name: str, template: str, build: Callable[[QueryDict], pages.Page], params: QueryDict) -> pages.Page:
+def _store_page(name: str, template: str, build: Callable[[QueryDict], Page], params: QueryDict) -> Page:
     """Build one page as a visitor's request with these parameters would, store it, and return it."""
-    made: list[pages.Page] = []
+    made: list[Page] = []
 
-    def capture() -> pages.Page:
+    def capture() -> Page:
         made.append(build(params))
         return made[0]
 

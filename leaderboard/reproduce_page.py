@@ -13,7 +13,7 @@ from annotation.models import Campaign
 from annotation.reports import agreement_details, row_for
 from evaluation.models import Dataset, Run, Score
 from evaluation.published_import import FULL_BENCHMARK_NAME, FULL_BENCHMARK_VERSION
-from leaderboard.pages import ExportTable, Page
+from leaderboard.pages.selection import ExportTable, Page
 from leaderboard.reproduce import (
     DIFFERS,
     REPRODUCES,

@@ -24,7 +24,7 @@ from django.template.loader import render_to_string
 from evaluation.engine.registry import METRICS
 from evaluation.safe_text import csv_text
 from leaderboard.cache import generation_key, get_or_rebuild, latest_key
-from leaderboard.pages import FILTER_PARAMS, ExportTable, Page
+from leaderboard.pages.selection import FILTER_PARAMS, ExportTable, Page
 
 EXPORT_FORMATS = ("csv", "json")
 # The filter chips ask for the page's main content only (no header, footer, styles or scripts) with
@@ -32,7 +32,7 @@ EXPORT_FORMATS = ("csv", "json")
 FRAGMENT_HEADER = "X-Page-Fragment"
 
 
-# The parameters public pages read (the filter form's, leaderboard/pages.py FILTER_PARAMS, and the
+# The parameters public pages read (the filter form's, leaderboard/pages/selection.py FILTER_PARAMS, and the
 # views' own). Anything else is dropped before the page is built and before the cache key is made, so
 # made-up parameters neither change a page nor fill the cache with copies of it.
 PAGE_PARAMETERS = frozenset(FILTER_PARAMS) | frozenset(

@@ -13,6 +13,7 @@ from django.core.files.storage import default_storage
 
 from evaluation.engine import bootstrap
 from evaluation.engine.metrics import per_query_retrieval
+from evaluation.engine.results import RankFile
 from evaluation.models import Run
 from evaluation.replicates import read_samples
 from leaderboard.intervals import (
@@ -20,6 +21,7 @@ from leaderboard.intervals import (
     joint_samples_from_ranks,
     stored_joint_interval,
 )
+from leaderboard.run_results import run_details
 
 Unit = tuple[str, "str | None"]
 
@@ -32,9 +34,9 @@ def _load_ranks(path: str) -> tuple[np.ndarray, np.ndarray] | None:
         return np.asarray(arrays["query_item_ids"]), np.asarray(arrays["ranks"])
 
 
-def _rank_entries(run: Run) -> list[dict]:
-    # The engine's list of rank files in run.details (evaluation.engine.results.RankFile as stored).
-    return list((run.details or {}).get("ranks", []))
+def _rank_entries(run: Run) -> list[RankFile]:
+    """The rank files the engine listed in the run's details."""
+    return run_details(run).ranks
 
 
 def _aligned_ranks(run: Run, task: str, units: Sequence[Unit]) -> list[np.ndarray] | None:
@@ -42,7 +44,7 @@ def _aligned_ranks(run: Run, task: str, units: Sequence[Unit]) -> list[np.ndarra
 
     None when a unit has no rank file, a file is missing from storage, or the units' queries are not
     in one item order (their per-query values could then not be averaged query by query)."""
-    paths = {(entry["task"], entry["source"], entry["target"]): entry["path"] for entry in _rank_entries(run)}
+    paths = {(entry.task, entry.source, entry.target): entry.path for entry in _rank_entries(run)}
     if not units or any((task, source, target) not in paths for source, target in units):
         return None
     loaded = [_load_ranks(paths[(task, source, target)]) for source, target in units]
@@ -57,7 +59,7 @@ def _aligned_ranks(run: Run, task: str, units: Sequence[Unit]) -> list[np.ndarra
 def _samples(run: Run, task: str, metric: str, units: Sequence[Unit]) -> np.ndarray | None:
     """The resamples of the run's mean of `metric` over `units`: kept at evaluation time
     (evaluation/replicates.py), else recomputed from its rank files."""
-    rank_paths = [entry["path"] for entry in _rank_entries(run)]
+    rank_paths = [entry.path for entry in _rank_entries(run)]
     kept = read_samples(run.pk, rank_paths, task, metric, units) if rank_paths else None
     if kept is not None:
         return kept
@@ -76,7 +78,7 @@ def joint_average_interval(run: Run, task: str, metric: str, units: Sequence[Uni
 
     The engine's stored interval when the average spans all the run's units, else recomputed from
     its rank files; None when the run has neither (a published run, or not a retrieval metric)."""
-    stored = stored_joint_interval((run.details or {}).get("averages"), task, metric, len(units))
+    stored = stored_joint_interval(run_details(run).averages, task, metric, len(units))
     if stored is not None:
         return stored
     samples = _samples(run, task, metric, units)

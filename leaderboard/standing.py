@@ -18,7 +18,7 @@ from django.urls import reverse
 from evaluation.engine.registry import TASKS
 from evaluation.models import Dataset, Run
 from leaderboard.cache import generation_key
-from leaderboard.pages import overview_page
+from leaderboard.pages.overview import overview_page
 from leaderboard.ranking import rank_intervals, rank_label
 
 

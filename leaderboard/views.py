@@ -14,9 +14,16 @@ from django.views.decorators.http import require_GET
 
 from evaluation.engine.registry import TASKS
 from evaluation.models import Run
-from leaderboard import downloads, errors, pages
+from leaderboard import downloads, errors
 from leaderboard.cache import generation_key
 from leaderboard.diagnostics import diagnostics_page
+from leaderboard.pages import compare as compare_pages
+from leaderboard.pages import crosslingual as crosslingual_pages
+from leaderboard.pages import dataset as dataset_pages
+from leaderboard.pages import overview as overview_pages
+from leaderboard.pages import run as run_pages
+from leaderboard.pages import tasks as task_pages
+from leaderboard.pages.selection import Page
 from leaderboard.reproduce_page import reproduce_page
 from leaderboard.responses import public_page
 from leaderboard.standing import run_standing, version_query
@@ -24,14 +31,16 @@ from leaderboard.standing import run_standing, version_query
 
 @require_GET
 def overview(request: HttpRequest) -> HttpResponse:
-    return public_page(request, "overview", "leaderboard/overview.html", lambda: pages.overview_page(request.GET))
+    return public_page(
+        request, "overview", "leaderboard/overview.html", lambda: overview_pages.overview_page(request.GET)
+    )
 
 
 # A task's page is chosen by its kind in the registry; tasks of other kinds have no page (404).
 # The page name (cache key and CSV file name) keeps the form each kind of page has always had.
 TASK_PAGES = {
-    "retrieval": ("task-{}", "leaderboard/task.html", pages.task_page),
-    "classification": ("{}", "leaderboard/classification.html", pages.classification_page),
+    "retrieval": ("task-{}", "leaderboard/task.html", task_pages.task_page),
+    "classification": ("{}", "leaderboard/classification.html", task_pages.classification_page),
 }
 
 
@@ -47,13 +56,16 @@ def task_detail(request: HttpRequest, task: str) -> HttpResponse:
 @require_GET
 def crosslingual(request: HttpRequest) -> HttpResponse:
     return public_page(
-        request, "crosslingual", "leaderboard/crosslingual.html", lambda: pages.crosslingual_page(request.GET)
+        request,
+        "crosslingual",
+        "leaderboard/crosslingual.html",
+        lambda: crosslingual_pages.crosslingual_page(request.GET),
     )
 
 
 @require_GET
 def compare(request: HttpRequest) -> HttpResponse:
-    return public_page(request, "compare", "leaderboard/compare.html", lambda: pages.compare_page(request.GET))
+    return public_page(request, "compare", "leaderboard/compare.html", lambda: compare_pages.compare_page(request.GET))
 
 
 @require_GET
@@ -63,9 +75,9 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     return public_page(request, f"run-{run_id}", "leaderboard/run_detail.html", lambda: _run_page(run_id))
 
 
-def _run_page(run_id: int) -> pages.Page:
+def _run_page(run_id: int) -> Page:
     """The run's page with where it stands on its version; its links keep that version."""
-    page = pages.run_page(run_id)
+    page = run_pages.run_page(run_id)
     run = page.context["run"]
     page.context["standing"] = run_standing(run)
     page.context["version_query"] = version_query(run.dataset_id) if run.status == Run.Status.DONE else ""
@@ -76,7 +88,7 @@ def _run_page(run_id: int) -> pages.Page:
 def run_artefact(request: HttpRequest, run_id: int, name: str) -> FileResponse:
     """A file the run listed in its details; only listed files can be fetched, by their name."""
     run = get_object_or_404(Run.objects.visible_to(request.user), pk=run_id)
-    path = pages.artefacts(run).get(name)
+    path = run_pages.artefacts(run).get(name)
     if path is None or not default_storage.exists(path):
         raise Http404("No such artefact for this run")
     content_type = mimetypes.guess_type(path)[0] or "application/octet-stream"
@@ -90,13 +102,16 @@ def run_artefact(request: HttpRequest, run_id: int, name: str) -> FileResponse:
 
 @require_GET
 def dataset_list(request: HttpRequest) -> HttpResponse:
-    return public_page(request, "datasets", "leaderboard/dataset_list.html", pages.dataset_list_page)
+    return public_page(request, "datasets", "leaderboard/dataset_list.html", dataset_pages.dataset_list_page)
 
 
 @require_GET
 def dataset_detail(request: HttpRequest, dataset_id: int) -> HttpResponse:
     return public_page(
-        request, f"dataset-{dataset_id}", "leaderboard/dataset_detail.html", lambda: pages.dataset_page(dataset_id)
+        request,
+        f"dataset-{dataset_id}",
+        "leaderboard/dataset_detail.html",
+        lambda: dataset_pages.dataset_page(dataset_id),
     )
 
 
@@ -127,7 +142,7 @@ def run_mteb_export(request: HttpRequest, run_id: int) -> HttpResponse:
 def run_artefact_archive(request: HttpRequest, run_id: int) -> HttpResponse:
     """Every artefact of a run in one zip archive, under the same visibility rule as each single file."""
     run = get_object_or_404(Run.objects.visible_to(request.user), pk=run_id)
-    if not pages.artefacts(run):
+    if not run_pages.artefacts(run):
         raise Http404("This run has no artefacts")
     response = HttpResponse(downloads.artefact_archive(run), content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="nirdesha-run{run.pk}-artefacts.zip"'

@@ -3,7 +3,9 @@
 Every fact about a metric (its label, direction, scale, number format) and every fact about a task
 (its title, query and document fields, whether it is cross-lingual, its metrics) lives here once.
 The engine, the Django models' choices, the leaderboard's tables, pages, exports and the API read
-them from this module instead of repeating string literals. No Django imports here.
+them from this module instead of repeating string literals. No Django imports here. How the site
+shows a task (its sub-navigation link, overview columns, compare axis) is display knowledge, kept in
+leaderboard/columns.py with defaults derived from the spec.
 
 Adding a metric: one `MetricSpec` in `METRICS`. Adding a task: one `TaskSpec` in `TASKS` (or, for a
 plugin or a test, `register_task`). How a task's units are built and scored is named by its `method`,
@@ -216,19 +218,6 @@ PAGE_KINDS: tuple[TaskKind, ...] = ("retrieval", "classification")
 
 
 @dataclass(frozen=True)
-class ColumnSpec:
-    """A column of the leaderboard's overview: one metric of one task, averaged over languages.
-
-    key: the column's name in `?sort=`, the exports and the API (the task id for a task's main column).
-    """
-
-    key: str
-    label: str
-    metric: str
-    description: str = ""
-
-
-@dataclass(frozen=True)
 class TaskSpec:
     """One task of the benchmark.
 
@@ -236,11 +225,6 @@ class TaskSpec:
     cross_lingual: units are ordered language pairs (source → target) instead of languages.
     method: how its units are built and scored (see Method).
     in_overall: whether the task's main metric counts towards the overview's overall score.
-    nav_label: the task's link in the leaderboard's sub-navigation (default: short_title).
-    columns: the task's columns on the overview; by default a task in the overall score gets one
-      column of its main metric, other tasks none.
-    compare_label: the task's axis on the compare page (default: short_title for retrieval tasks,
-      none for the others).
     published_metrics: metrics that only the reference's published results report (kept in exports).
     monolingual_twin: for a cross-lingual task, the monolingual task shown on its heatmap's diagonal.
     reference_folder / reference_task: the reference implementation's result folder for the task and
@@ -263,9 +247,6 @@ class TaskSpec:
     # For a hard-negative task: the text BM25 is queried with to mine the negatives, and why (shown on its page).
     mining_query: str = ""
     mining_reason: str = ""
-    nav_label: str = ""
-    columns: tuple[ColumnSpec, ...] | None = None
-    compare_label: str | None = None
     published_metrics: tuple[str, ...] = ()
     monolingual_twin: str = ""
     reference_folder: str = ""
@@ -284,10 +265,6 @@ class TaskSpec:
         return spec.chance_level(pool=self.chance_pool or pool_size, positive_rate=self.positive_rate)
 
     @property
-    def metric_specs(self) -> tuple[MetricSpec, ...]:
-        return tuple(METRICS[name] for name in self.metrics)
-
-    @property
     def query_role(self) -> str:
         """The encoding role of the queries: personas are asked as queries, instructions as reverse queries."""
         return "query" if self.query_field == "persona" else "reverse_query"
@@ -300,27 +277,6 @@ class TaskSpec:
     @property
     def has_page(self) -> bool:
         return self.kind in PAGE_KINDS
-
-    @property
-    def nav(self) -> str:
-        """The sub-navigation label; empty for a task without a page of its own."""
-        return (self.nav_label or self.short_title) if self.has_page else ""
-
-    @property
-    def overview_columns(self) -> tuple[ColumnSpec, ...]:
-        if self.columns is not None:
-            return self.columns
-        if not self.in_overall:
-            return ()
-        label = f"{self.short_title} {METRICS[self.main_metric].short_label}"
-        return (ColumnSpec(self.id, label, self.main_metric, self.description),)
-
-    @property
-    def compare_axis(self) -> str:
-        """The task's label on the compare page's axes; empty when it is not compared there."""
-        if self.compare_label is not None:
-            return self.compare_label
-        return self.short_title if self.kind == "retrieval" else ""
 
     @property
     def reported_metrics(self) -> tuple[str, ...]:
@@ -346,7 +302,6 @@ TASKS: dict[str, TaskSpec] = _tasks(
         table_metrics=("recall@1", "recall@5", "mrr@10"),
         in_overall=True,
         description="each persona's instruction among all instructions of its language",
-        columns=(ColumnSpec("t1", "T1 mono R@1", "recall@1", "persona→instruction, same language"),),
         published_metrics=("ndcg@10",),
         reference_folder="t1_mono_retrieval",
         reference_task="t1_mono_retrieval",
@@ -364,7 +319,6 @@ TASKS: dict[str, TaskSpec] = _tasks(
         table_metrics=("recall@1", "recall@5", "mrr@10"),
         in_overall=True,
         description="a persona in one language, its instruction among all instructions of another",
-        columns=(ColumnSpec("t2", "T2 cross R@1", "recall@1", "persona→instruction, language pairs"),),
         published_metrics=("ndcg@10",),
         monolingual_twin="t1",
         reference_folder="t2_xling_retrieval",
@@ -383,8 +337,6 @@ TASKS: dict[str, TaskSpec] = _tasks(
         table_metrics=("recall@1", "recall@5", "mrr@10"),
         in_overall=True,
         description="each instruction's persona among all personas of its language",
-        nav_label="T3 mono",
-        columns=(ColumnSpec("t3", "T3 mono R@1", "recall@1", "instruction→persona, same language"),),
         published_metrics=("ndcg@10",),
         reference_folder="t3_reverse_retrieval",
         reference_task="t3_reverse_retrieval",
@@ -402,8 +354,6 @@ TASKS: dict[str, TaskSpec] = _tasks(
         table_metrics=("recall@1", "recall@5", "mrr@10"),
         in_overall=True,
         description="an instruction in one language, its persona among all personas of another",
-        nav_label="T3 cross",
-        columns=(ColumnSpec("t3x", "T3 cross R@1", "recall@1", "instruction→persona, language pairs"),),
         published_metrics=("ndcg@10",),
         monolingual_twin="t3",
         reference_folder="t3_xling_reverse_retrieval",
@@ -432,11 +382,6 @@ TASKS: dict[str, TaskSpec] = _tasks(
             "ece_temp",
             "ece_reference",
         ),
-        columns=(
-            ColumnSpec("t4_auroc", "T4 AUROC", "auroc", "compatibility classification"),
-            ColumnSpec("t4_ece", "T4 ECE", "ece", "before calibration; lower is better"),
-        ),
-        compare_label="T4 AUROC",
         # Three test pairs per item: its own instruction, a hard and a random negative (evaluation/engine/pairs.py).
         positive_rate=1 / 3,
         reference_folder="t4_classification",

@@ -29,7 +29,7 @@ from leaderboard.api.serializers import (
     ScoreSerializer,
 )
 from leaderboard.cache import generation_key
-from leaderboard.pages import overview_page
+from leaderboard.pages.overview import overview_page
 from leaderboard.responses import canonical_query, known_parameters
 
 

@@ -13,8 +13,9 @@ from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
 
 from evaluation.engine.languages import BY_CODE
-from evaluation.engine.registry import METRICS, TASKS, TaskSpec
-from leaderboard.tables import Cell, format_metric, percent
+from evaluation.engine.registry import METRICS
+from leaderboard.columns import nav_links
+from leaderboard.tables.cells import Cell, format_metric, percent
 
 register = template.Library()
 
@@ -26,9 +27,9 @@ SHORT_NOTES = {
 
 
 @register.simple_tag
-def task_pages() -> list[TaskSpec]:
-    """The tasks with a page of their own, in registry order, for the sub-navigation."""
-    return [spec for spec in TASKS.values() if spec.has_page]
+def task_pages() -> list[tuple[str, str]]:
+    """(task id, label) of the tasks with a page of their own, in registry order, for the sub-navigation."""
+    return nav_links()
 
 
 @register.filter
@@ -181,7 +182,7 @@ def folder_name(path: str) -> str:
 
 @register.simple_tag
 def format_value(metric: str, value: float | None) -> str:
-    """A stored value in its metric's scale, rounded once (leaderboard.tables.format_metric)."""
+    """A stored value in its metric's scale, rounded once (leaderboard.tables.cells.format_metric)."""
     return format_metric(metric, value)
 
 

@@ -6,7 +6,7 @@ import pytest
 from django.apps import apps
 
 from evaluation.engine.results import Details
-from leaderboard.pages import reliability_curves
+from leaderboard.pages.tasks import reliability_curves
 from tests.factories import make_dataset, make_run
 
 migration = importlib.import_module("evaluation.migrations.0005_run_results_schema_1")
@@ -21,12 +21,12 @@ def test_it_rewrites_every_old_spelling_of_the_reliability_bins_into_the_one_the
     upgraded = migration.upgrade_details(old)
     assert upgraded["schema_version"] == 1
     assert Details.from_dict(upgraded).tasks["t4"].reliability["hin"].calibrator == "hist"
-    assert reliability_curves(upgraded, "t4") == {"hin": {"before": BINS, "after": BINS}}
+    assert reliability_curves(Details.from_dict(upgraded), "t4") == {"hin": {"before": BINS, "after": BINS}}
 
     top_level = migration.upgrade_details(
         {"averages": {}, "t4": {"reliability": {"base": renamed, "calibrated": BINS}}}
     )
-    assert reliability_curves(top_level, "t4") == {"all": {"before": BINS, "after": BINS}}
+    assert reliability_curves(Details.from_dict(top_level), "t4") == {"all": {"before": BINS, "after": BINS}}
     assert top_level["t4"]["reliability"]["all"]["before"] == FULL_BINS
 
 
@@ -52,4 +52,4 @@ def test_it_migrates_the_stored_runs():
     run.refresh_from_db()
     assert run.details["schema_version"] == 1 and run.details["attempts"] == [{"number": 1}]
     assert run.manifest == {"engine_version": "1.0.0", "schema_version": 1}
-    assert reliability_curves(run.details, "t4") == {"all": {"before": BINS}}
+    assert reliability_curves(Details.from_dict(run.details), "t4") == {"all": {"before": BINS}}

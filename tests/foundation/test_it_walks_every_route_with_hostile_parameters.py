@@ -14,7 +14,7 @@ from django.test import Client
 
 from evaluation.engine.registry import TASKS
 from evaluation.models import Run
-from leaderboard.pages import artefacts
+from leaderboard.pages.run import artefacts
 from tests.routes import (
     HOSTILE_VALUES,
     MISSING_ID,

@@ -5,22 +5,13 @@ from __future__ import annotations
 import pytest
 
 from evaluation.engine.languages import BY_CODE
-from leaderboard.tables import (
-    Cell,
-    RunInfo,
-    asymmetry,
-    build_language_table,
-    build_overview,
-    expected_units,
-    group_pairs,
-    manifest_facts,
-    mean_cell,
-    next_sort,
-    overview_columns,
-    pair_matrix,
-    score_sections,
-    select_languages,
-)
+from leaderboard.columns import overview_columns
+from leaderboard.tables.cells import Cell, RunInfo, mean_cell
+from leaderboard.tables.overview import build_overview, next_sort
+from leaderboard.tables.pairs import asymmetry, group_pairs, pair_matrix
+from leaderboard.tables.per_language import build_language_table
+from leaderboard.tables.runs import manifest_facts, score_sections
+from leaderboard.tables.selection import expected_units, select_languages
 
 RUNS = [
     RunInfo(1, "Alpha", "org/alpha", "rerun", parameter_count=100),

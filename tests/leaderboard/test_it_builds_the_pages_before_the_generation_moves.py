@@ -10,9 +10,9 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from evaluation.models import Run
-from leaderboard import pages
 from leaderboard.api.views import leaderboard_key
 from leaderboard.cache import current_generation
+from leaderboard.pages import overview, tasks
 from leaderboard.responses import page_keys
 from leaderboard.standing import version_query
 from tests.factories import make_run
@@ -25,14 +25,14 @@ pytestmark = pytest.mark.django_db
 def page_builds(monkeypatch) -> list[str]:
     """Every build of an overview or task page, whoever asks for it (the views look the builders up)."""
     builds: list[str] = []
-    for name in ("overview_page", "task_page", "classification_page"):
-        original = getattr(pages, name)
+    for module, name in ((overview, "overview_page"), (tasks, "task_page"), (tasks, "classification_page")):
+        original = getattr(module, name)
 
         def counted(*args, original=original, name=name, **kwargs):
             builds.append(name)
             return original(*args, **kwargs)
 
-        monkeypatch.setattr(pages, name, counted)
+        monkeypatch.setattr(module, name, counted)
     return builds
 
 

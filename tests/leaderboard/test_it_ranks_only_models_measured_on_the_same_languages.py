@@ -1,4 +1,4 @@
-"""One ranking rule: a rank compares models measured on the same languages (leaderboard.tables.block_of)."""
+"""One ranking rule: a rank compares models measured on the same languages (leaderboard.tables.cells.block_of)."""
 
 from __future__ import annotations
 

@@ -19,6 +19,7 @@ from django.urls import reverse
 from statsmodels.stats.contingency_tables import mcnemar
 
 from evaluation.engine import ENGINE_VERSION, bootstrap
+from evaluation.engine.results import SCHEMA_VERSION
 from evaluation.models import EmbeddingModel, Language, Run, Score
 from leaderboard.significance import A_BETTER, PAIRED_BOOTSTRAP
 from tests.factories import make_dataset
@@ -55,7 +56,7 @@ def make_rerun(dataset, name: str, ranks: dict[str, np.ndarray]) -> Run:
         resolved_commit=name[-12:].rjust(12, "0"),
         engine_version=ENGINE_VERSION,
         manifest={"seed": SEED, "bootstrap": {"resamples": RESAMPLES}},
-        details={"ranks": []},
+        details={"schema_version": SCHEMA_VERSION, "ranks": []},
     )
     entries = []
     for code, values in ranks.items():
@@ -75,7 +76,8 @@ def make_rerun(dataset, name: str, ranks: dict[str, np.ndarray]) -> Run:
             ci_low=low,
             ci_high=high,
         )
-    run.details = {"ranks": entries}
+    # Run details as the engine writes them (typed results, evaluation/engine/results.py), which every reader checks.
+    run.details = {"schema_version": SCHEMA_VERSION, "ranks": entries}
     run.save(update_fields=["details"])
     return run
 

@@ -1,0 +1,208 @@
+"""The cross-lingual page: one model's pair heatmap and its asymmetry, script and family groups,
+and the pair view (every model ranked on one language pair).
+"""
+
+from __future__ import annotations
+
+from django.http import QueryDict
+
+from evaluation.engine.languages import BY_CODE
+from evaluation.engine.registry import METRICS, TASKS
+from evaluation.models import Score
+from leaderboard import plots
+from leaderboard.columns import nav_label
+from leaderboard.pages.selection import (
+    ExportColumn,
+    ExportTable,
+    Page,
+    Selection,
+    cross_lingual_tasks,
+    encode_query,
+    export_table,
+    filters_context,
+    query_params,
+    resolve_selection,
+)
+from leaderboard.run_intervals import (
+    pair_samples,
+)
+from leaderboard.tables.pairs import PairRow, asymmetry, build_pair_table, group_pairs, pair_matrix
+
+
+def crosslingual_page(params: QueryDict) -> Page:
+    choices = {spec.id: spec for spec in cross_lingual_tasks()}
+    spec = choices.get(params.get("task", "")) or next(iter(choices.values()))
+    task = spec.id
+    metric = params.get("metric") if params.get("metric") in spec.metrics else spec.main_metric
+    selection = resolve_selection(params, [(task, metric)])
+    runs = selection.runs
+    chosen = None
+    if params.get("run", "").isdigit():
+        chosen = next((run for run in runs if run.pk == int(params["run"])), None)
+    split = Score.objects.for_runs(selection.run_ids).script_split(task, metric, selection.languages)
+    split_by_run = {row["run_id"]: row for row in split}
+    if chosen is None and split:
+        # Default to the model with the best cross-lingual mean, so the first view is the most informative.
+        best = max(split, key=lambda row: (row["same_script"] or 0) + (row["cross_script"] or 0))
+        chosen = next((run for run in runs if run.pk == best["run_id"]), None)
+    chosen = chosen or (runs[0] if runs else None)
+    diagonal_task = spec.monolingual_twin
+    languages = selection.languages
+    if "eng" in selection.available and "eng" not in languages and not params.getlist("languages"):
+        # The matrix shows English (13 × 13) whenever this version has English pairs; the averages
+        # elsewhere leave the source language out unless it is chosen.
+        languages = ["eng", *languages]
+    matrix = asym = None
+    same_script = cross_script = same_family = cross_family = None
+    script_groups: list = []
+    family_groups: list = []
+    pair_values: list[dict] = []
+    if chosen:
+        pair_values = [row for row in Score.objects.filter(run=chosen).pairs(task, metric)]
+        diagonal = Score.objects.filter(run=chosen).per_language(diagonal_task, [metric], languages)
+        matrix = pair_matrix(pair_values, languages, diagonal)
+        asym = asymmetry(matrix)
+        same_script, cross_script, script_groups = group_pairs(pair_values, BY_CODE, languages, "script")
+        same_family, cross_family, family_groups = group_pairs(pair_values, BY_CODE, languages, "family")
+    names = [BY_CODE[code].name for code in languages]
+    metric_label = METRICS[metric].label
+    heat = (
+        plots.heatmap(
+            matrix,
+            names,
+            title=f"{chosen.model.label}: {metric_label}, {task.upper()} (diagonal: {diagonal_task.upper()})",
+            metric=metric,
+            # Each off-diagonal cell opens the pair view (every model ranked on that pair): figures.js
+            # sets query_language and document_language on this page's address from "pair:<q>:<d>".
+            links=[
+                ["" if source == target else f"pair:{source}:{target}" for target in languages] for source in languages
+            ],
+        )
+        if chosen and matrix
+        else None
+    )
+    asym_figure = (
+        plots.heatmap(
+            asym,
+            names,
+            title="Asymmetry: row→column minus column→row",
+            diverging=True,
+            colorbar_title="Δ pts",
+            metric=metric,
+        )
+        if chosen and asym
+        else None
+    )
+    split_rows = []
+    for info in selection.infos:
+        row = split_by_run.get(info.id, {})
+        same, cross = row.get("same_script"), row.get("cross_script")
+        split_rows.append((info, row, same - cross if same is not None and cross is not None else None))
+    headers = ["run_id", "model", "task", "metric", "query_language", "document_language", "value", "older_engine"]
+    rows = []
+    if chosen:
+        rows = [
+            [
+                chosen.pk,
+                chosen.model.label,
+                task,
+                metric,
+                row["source"],
+                row["target"],
+                row["value"],
+                chosen.is_older_engine,
+            ]
+            for row in pair_values
+            if row["source"] in languages and row["target"] in languages
+        ]
+    pair_view, pair_error = pair_view_rows(params, selection, task, metric)
+    shared = filters_context(selection, ("run", "task", "metric", "query_language", "document_language"))
+    context = {
+        **shared,
+        "query_without_run": encode_query(
+            shared["hidden_for_choice"] + query_params(selection.query, ("task", "metric"))
+        ),
+        "metric_choices": [(name, METRICS[name].label) for name in spec.metrics],
+        "task": task,
+        "task_choices": [
+            (choice.id, f"{choice.title.partition(' · ')[0]} {choice.query_field} → {choice.document_field}")
+            for choice in choices.values()
+        ],
+        "task_lead": f"{spec.query_field}s retrieving {spec.document_field}s ({nav_label(spec)})",
+        "metric": metric,
+        "metric_label": metric_label,
+        "chosen": chosen,
+        "runs": runs,
+        "diagonal_task": diagonal_task,
+        "heatmap": heat,
+        # The same matrix as a list per query language, which a phone shows instead of the heatmap.
+        "matrix_rows": [(names[i], list(zip(names, row, strict=True))) for i, row in enumerate(matrix or [])],
+        "asymmetry": asym_figure,
+        "same_script": same_script,
+        "cross_script": cross_script,
+        "same_family": same_family,
+        "cross_family": cross_family,
+        "script_groups": script_groups,
+        "family_groups": family_groups,
+        "split_rows": split_rows,
+        "pair_view": pair_view,
+        "pair_error": pair_error,
+        "pair_languages": [(code, BY_CODE[code].name) for code in languages if code in BY_CODE],
+        "query_language": params.get("query_language", ""),
+        "document_language": params.get("document_language", ""),
+    }
+    tables = {"pairs": ExportTable(headers, rows)}
+    if pair_view:
+        tables["pair_view"] = export_table(pair_view_columns(metric), pair_view)
+    return Page("Cross-lingual retrieval", context, tables)
+
+
+def pair_view_rows(params: QueryDict, selection: Selection, task: str, metric: str) -> tuple[list[PairRow], str]:
+    """The pair view: every model's `metric` for one (query language, document language), ranked.
+
+    Returns (rows, error); both empty when no pair was asked for. Re-runs' rank intervals use the
+    bootstrap replicates of the pair from their rank files (paired); published rows carry their
+    Wilson interval and enter each replicate as an independent draw."""
+    source, target = params.get("query_language", ""), params.get("document_language", "")
+    if not source and not target:
+        return [], ""
+    pairs = [(code, other) for unit_task, code, other in selection.units if unit_task == task and other]
+    codes = {code for pair in pairs for code in pair}
+    if source not in codes or target not in codes or source == target:
+        return [], "Choose two different languages of this benchmark version for the pair view."
+    values = {
+        row["run_id"]: row
+        for row in Score.objects.for_runs(selection.run_ids)
+        .filter(task=task, metric=metric, source_id=source, target_id=target)
+        .values("run_id", "value", "ci_low", "ci_high")
+    }
+    replicates = {}
+    for run in selection.runs:
+        if run.pk in values and not run.is_published and TASKS[task].kind == "retrieval":
+            samples = pair_samples(run, task, metric, source, target)
+            if samples is not None:
+                replicates[run.pk] = samples
+    rows = build_pair_table(
+        selection.infos,
+        values,
+        source,
+        target,
+        higher_is_better=METRICS[metric].higher_is_better,
+        replicates=replicates,
+    )
+    return rows, ""
+
+
+def pair_view_columns(metric: str) -> list[ExportColumn[PairRow]]:
+    """The pair view's download, read off the rows the page shows; value and interval are in `metric`."""
+    return [
+        ExportColumn("rank_best", lambda row: row.rank[0] if row.rank else None),
+        ExportColumn("rank_worst", lambda row: row.rank[1] if row.rank else None),
+        ExportColumn("run_id", lambda row: row.run.id),
+        ExportColumn("model", lambda row: row.run.label),
+        ExportColumn("origin", lambda row: row.run.origin),
+        ExportColumn("block", lambda row: row.block),
+        ExportColumn("value", lambda row: row.cell.value, metric),
+        ExportColumn("ci_low", lambda row: row.cell.ci_low, metric),
+        ExportColumn("ci_high", lambda row: row.cell.ci_high, metric),
+    ]

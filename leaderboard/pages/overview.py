@@ -1,0 +1,203 @@
+"""The overview page: every model's task columns, overall score and rank interval, and its export."""
+
+from __future__ import annotations
+
+from django.http import QueryDict
+
+from evaluation.engine.bootstrap import percentile_interval
+from evaluation.engine.registry import TASKS
+from evaluation.models import Score
+from leaderboard import plots
+from leaderboard.columns import Column, overall_keys, overview_columns
+from leaderboard.pages.selection import (
+    ExportColumn,
+    Page,
+    Selection,
+    export_table,
+    filters_context,
+    resolve_selection,
+)
+from leaderboard.run_intervals import (
+    joint_average_interval,
+    joint_overall_samples,
+)
+from leaderboard.tables.overview import OVERALL, OverviewRow, OverviewTable, build_overview, next_sort
+from leaderboard.tables.selection import expected_units
+
+
+def joint_intervals(
+    selection: Selection,
+    columns,
+    aggregates: list[dict],
+    languages_by_run: dict[int, list[str]],
+    replicates: dict[int, object] | None = None,
+) -> dict[tuple[int, str], tuple[float, float]]:
+    """The engine's joint bootstrap interval of every re-run's retrieval averages and overall score.
+
+    Published runs have no resamples (their intervals stay the mean of the Wilson bounds); a
+    re-run's average whose units the run does not all have keeps the mean of its bounds too."""
+    counts = {(row["run_id"], row["task"], row["metric"]): row["n"] for row in aggregates}
+    overall = set(overall_keys())
+    found: dict[tuple[int, str], tuple[float, float]] = {}
+    # Most runs share their languages: each task's units are listed once per language set, not per run.
+    cached_units: dict[tuple[str, tuple[str, ...]], list] = {}
+
+    def units_of(task: str, languages: list[str]) -> list:
+        key = (task, tuple(languages))
+        if key not in cached_units:
+            cached_units[key] = selection.units_of(task, languages)
+        return cached_units[key]
+
+    for run in selection.runs:
+        if run.is_published:
+            continue
+        groups = []
+        for column in columns:
+            if TASKS[column.task].kind != "retrieval":
+                continue
+            units = units_of(column.task, languages_by_run.get(run.pk, selection.languages))
+            if not units or counts.get((run.pk, column.task, column.metric)) != len(units):
+                continue
+            interval = joint_average_interval(run, column.task, column.metric, units)
+            if interval is not None:
+                found[(run.pk, column.key)] = interval
+            if column.key in overall:
+                groups.append((column.task, column.metric, units))
+        # The overall score averages the overall columns that have results for the selection.
+        wanted = [
+            column
+            for column in columns
+            if column.key in overall and units_of(column.task, languages_by_run.get(run.pk, selection.languages))
+        ]
+        if groups and len(groups) == len(wanted):
+            samples = joint_overall_samples(run, groups)
+            if samples is not None:
+                found[(run.pk, OVERALL)] = percentile_interval(samples)
+                # The overall score's replicates give the rank intervals (paired across re-runs).
+                if replicates is not None:
+                    replicates[run.pk] = samples
+    return found
+
+
+def overview_page(params: QueryDict) -> Page:
+    columns = list(overview_columns())
+    column_keys = [(column.task, column.metric) for column in columns]
+    selection = resolve_selection(params, column_keys)
+    infos = selection.infos
+    languages_by_run = selection.languages_by_run
+    aggregates = (
+        Score.objects.for_runs(selection.run_ids).column_means(
+            column_keys, selection.languages, selection.pair_mode, languages_by_run=languages_by_run
+        )
+        if infos and selection.languages
+        else []
+    )
+    expected = expected_units(selection.units, columns, set(selection.languages), selection.pair_mode)
+    # Counted once per distinct language set (most runs share one), not once per run.
+    by_languages: dict[tuple[str, ...], dict[str, int]] = {}
+    for chosen in languages_by_run.values():
+        if tuple(chosen) not in by_languages:
+            by_languages[tuple(chosen)] = expected_units(selection.units, columns, set(chosen), selection.pair_mode)
+    expected_by_run = {run_id: by_languages[tuple(chosen)] for run_id, chosen in languages_by_run.items()}
+    replicates: dict[int, object] = {}
+    intervals = joint_intervals(selection, columns, aggregates, languages_by_run, replicates)
+    table = build_overview(
+        infos,
+        aggregates,
+        expected,
+        sort=params.get("sort"),
+        columns=columns,
+        expected_by_run=expected_by_run,
+        intervals=intervals,
+        coverage_by_run=selection.coverage_by_run(),
+        ranked_over=selection.ranked_over,
+        common=selection.common,
+        replicates=replicates,
+    )
+    # The chart compares, so it shows the ranked rows only (the same languages, the current engine).
+    ranked = [row for row in table.rows if not row.overall.missing and row.rank is not None]
+    ranked.sort(key=lambda row: -row.overall.value)
+    figure = (
+        plots.interval_chart(
+            [row.run.label for row in ranked],
+            [(row.overall.value, row.overall.ci_low, row.overall.ci_high) for row in ranked],
+            title=f"Overall score with interval, ranked models over {len(selection.ranked_over)} languages",
+        )
+        if ranked
+        else None
+    )
+    headers = [
+        ("rank", "Rank"),
+        ("model", "Model"),
+        *[(column.key, column.label) for column in table.columns],
+        ("params", "Params"),
+        ("dim", "Dim."),
+        ("max_tokens", "Max tok."),
+        ("memory", "Mem. GB"),
+        ("license", "Licence"),
+    ]
+    sort_links = {key: next_sort(table.sort, key, columns) for key, _ in headers}
+    context = {
+        **filters_context(selection),
+        "table": table,
+        "headers": headers,
+        "sort_links": sort_links,
+        "overall_labels": [column.label for column in columns if column.key in table.overall_keys],
+        "figure": figure,
+        "common": selection.common,
+        "mixed_origins": selection.mixed_origins,
+        "published_twins": {
+            run.pk: selection.published_twins[run.model_id]
+            for run in selection.runs
+            if run.model_id in selection.published_twins
+        },
+        "chance_levels": {
+            column.key: TASKS[column.task].chance_level(column.metric, selection.pool_size) for column in columns
+        },
+        # The note on the ECE column links to the page of the task that the column belongs to.
+        "ece_task": next((column.task for column in columns if column.metric == "ece"), None),
+        # The model-facts columns; the runs come with their model already (no extra query).
+        "facts": {run.pk: run.model for run in selection.runs},
+    }
+    return Page("Leaderboard", context, {"overview": export_table(export_columns(table), table.rows)})
+
+
+def export_columns(table: OverviewTable) -> list[ExportColumn[OverviewRow]]:
+    """The overview's download, read off the table's own rows and columns (one block per table column).
+
+    The overall score is a mean of the overall columns' values, all on the main metric's scale."""
+    overall_metric = next((column.metric for column in table.columns if column.key in table.overall_keys), "")
+    found: list[ExportColumn[OverviewRow]] = [
+        ExportColumn("run_id", lambda row: row.run.id),
+        ExportColumn("model", lambda row: row.run.label),
+        ExportColumn("model_id", lambda row: row.run.model_name),
+        ExportColumn("origin", lambda row: row.run.origin),
+        ExportColumn("kind", lambda row: row.run.kind),
+        ExportColumn("parameter_count", lambda row: row.run.parameter_count),
+        ExportColumn("benchmark", lambda row: row.run.dataset),
+        ExportColumn("rank_best", lambda row: row.rank[0] if row.rank else None),
+        ExportColumn("rank_worst", lambda row: row.rank[1] if row.rank else None),
+        ExportColumn("overall", lambda row: row.overall.value, overall_metric),
+        ExportColumn("overall_ci_low", lambda row: row.overall.ci_low, overall_metric),
+        ExportColumn("overall_ci_high", lambda row: row.overall.ci_high, overall_metric),
+        ExportColumn("averaged_languages", lambda row: " ".join(row.coverage.averaged) if row.coverage else ""),
+        ExportColumn("coverage", lambda row: row.coverage.label if row.coverage else ""),
+        ExportColumn("ranked_over", lambda row: " ".join(row.ranked_over)),
+        ExportColumn("engine_version", lambda row: row.run.engine_version),
+        ExportColumn("older_engine", lambda row: row.run.is_older_engine),
+    ]
+    for column in table.columns:
+        found += _cell_columns(column)
+    return found
+
+
+def _cell_columns(column: Column) -> list[ExportColumn[OverviewRow]]:
+    """A table column's cell as five download columns: value and interval (in its metric), coverage."""
+    key = column.key
+    return [
+        ExportColumn(f"{key}_{column.metric}", lambda row: row.cells[key].value, column.metric),
+        ExportColumn(f"{key}_ci_low", lambda row: row.cells[key].ci_low, column.metric),
+        ExportColumn(f"{key}_ci_high", lambda row: row.cells[key].ci_high, column.metric),
+        ExportColumn(f"{key}_covered", lambda row: row.cells[key].covered),
+        ExportColumn(f"{key}_expected", lambda row: row.cells[key].expected),
+    ]
