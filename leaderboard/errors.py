@@ -361,7 +361,7 @@ class EnglishLosses:
     """The languages where the model loses most against its own English→English figure, largest loss first.
 
     English→English is the monolingual task (T1) asked on the English originals, computed with the
-    multi-reference diagnostics (run.details["multi"]["english_t1"]): a diagnostic figure, in no
+    multi-reference diagnostics (the multi-reference block's english_t1): a diagnostic figure, in no
     average or ranking. `reason` says why there is no list (published results, an older re-run)."""
 
     task: str | None
