@@ -66,3 +66,21 @@ def _languages_in_transactional_tests(request):
     from django.apps import apps
 
     importlib.import_module("evaluation.migrations.0002_seed_languages").seed_languages(apps, None)
+
+
+@pytest.fixture(autouse=True)
+def _no_files_of_earlier_ids(request):
+    """Empty the media folder before a test that restarts the database's id sequences.
+
+    Run artefacts are stored under paths named by the run's id. A test that resets the sequences
+    gets ids an earlier test in the same process already used, and would otherwise read that test's
+    rank files and bootstrap replicates as its own runs'.
+    """
+    marker = request.node.get_closest_marker("django_db")
+    if not (marker and marker.kwargs.get("reset_sequences")):
+        return
+    import shutil
+
+    from django.conf import settings
+
+    shutil.rmtree(settings.MEDIA_ROOT, ignore_errors=True)
