@@ -59,6 +59,7 @@ def main() -> int:
     from rest_framework.test import APIClient
     from tqdm import tqdm
 
+    from evaluation import outbox
     from evaluation.models import Run
     from tests.fakes.models import build_tiny_model
     from tests.people import make_user
@@ -133,7 +134,7 @@ def main() -> int:
         ]
         # Put the messages back, then let real workers drain the queue.
         for run in runs:
-            run.enqueue()
+            outbox.mark(run)
 
         def unfinished() -> int:
             return Run.objects.exclude(status__in=Run.TERMINAL_STATUSES).count()

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import PurePosixPath
 
-from celery import current_app
 from django.conf import settings
 from django.db import IntegrityError, models, transaction
 from django.db.models import Count, Exists, F, OuterRef, Q, Value
@@ -311,10 +309,6 @@ class EmbeddingModel(models.Model):
             self.save(update_fields=missing)
 
 
-logger = logging.getLogger(__name__)
-PUBLISH_RETRY_POLICY = {"max_retries": 0, "interval_start": 0, "interval_step": 0, "interval_max": 0}
-
-
 class RunQuerySet(models.QuerySet):
     def on_benchmark(self, dataset: Dataset) -> RunQuerySet:
         """Finished runs of one benchmark version, with their model: the rows of a leaderboard.
@@ -406,38 +400,6 @@ class RunQuerySet(models.QuerySet):
     def stalled(self, before: datetime) -> RunQuerySet:
         """Runs a worker holds but has not reported on since `before`: the worker is presumed lost."""
         return self.running().filter(Q(heartbeat_at__lt=before) | Q(heartbeat_at__isnull=True))
-
-    def send_pending(self, pk: int) -> bool:
-        """Send a marked run's next task; True when the broker took it (or nothing was pending).
-
-        The task is sent by its registered name (routes still apply): the tasks module depends on
-        this one, and a model never imports what consumes it. A second message for the same run is
-        harmless: workers take a run by a conditional update of its row.
-        """
-        run = self.filter(pk=pk, enqueue_pending_since__isnull=False).first()
-        if run is None:
-            return True
-        if not run.is_active:
-            # Cancelled (or otherwise over) while it waited: there is nothing to send any more.
-            self.filter(pk=pk).update(enqueue_pending_since=None)
-            return True
-        if not run.preflight_passed:
-            name = "evaluation.preflight_run"
-        elif settings.EVALUATION_SPLIT_ENCODING:
-            # One task that fans the encoding out per language (evaluation/tasks.py): sent through
-            # this outbox like any other, so a split run survives a broker outage and a re-queue too.
-            name = "evaluation.split_evaluation"
-        else:
-            name = "evaluation.evaluate_run"
-        try:
-            # One quick attempt: a person may be waiting on the answer, and the sweeper retries later.
-            current_app.send_task(name, args=[pk], retry=True, retry_policy=PUBLISH_RETRY_POLICY)
-        except Exception as exc:  # kombu raises several types for an unreachable broker; all mean "later".
-            logger.warning("Run %s: the broker did not take its task (%s); it stays pending", pk, type(exc).__name__)
-            return False
-        # Cleared only if nobody marked it again meanwhile (a re-queue would have a newer mark).
-        self.filter(pk=pk, enqueue_pending_since=run.enqueue_pending_since).update(enqueue_pending_since=None)
-        return True
 
     def claim_for_preflight(self, pk: int, token: str) -> Run | None:
         """Take a queued run for its pre-flight checks; None when another worker has it or it is over."""
@@ -706,6 +668,9 @@ class Run(models.Model):
     def requeue(self) -> bool:
         """Put a failed or cancelled run back in the queue from its pre-flight checks (staff).
 
+        Only the row is reset here; evaluation.outbox.requeue wraps this in the transaction that also
+        marks the run for sending, and sends its task after the commit.
+
         Raises IntegrityError when another live run of the same model commit exists.
         """
         with transaction.atomic():
@@ -726,11 +691,7 @@ class Run(models.Model):
             run.details = details
             run.stage_timestamps = {self.Status.QUEUED: now.isoformat()}
             run.save()
-            run.enqueue()
         self.refresh_from_db()
-        # Whether the broker took the task after commit (see evaluation/outbox.py); the caller says
-        # so when it did not, and the sweeper sends it later.
-        self.publish_failed = getattr(run, "publish_failed", False)
         return True
 
     def pin(self, commit: str) -> None:
@@ -753,25 +714,6 @@ class Run(models.Model):
                 f"{self.model.name} at {commit[:12]} is already being evaluated on {self.dataset.slug} by another run."
             ) from error
         self.resolved_commit, self.engine_version = commit, ENGINE_VERSION
-
-    def enqueue(self) -> None:
-        """Mark the run for sending in the current transaction; its task is published after commit.
-
-        The transactional outbox: the mark (enqueue_pending_since) commits with the run, and is
-        cleared only once the broker has taken the task (send_pending). A mark left by a broker outage
-        is sent again by the sweeper (evaluation/outbox.py). `publish_failed` tells the caller, after
-        the commit, that the broker did not take it.
-        """
-        now = timezone.now()
-        Run.objects.filter(pk=self.pk).update(enqueue_pending_since=now)
-        self.enqueue_pending_since = now
-        self.publish_failed = False
-        pk = self.pk
-
-        def after_commit() -> None:
-            self.publish_failed = not Run.objects.send_pending(pk)
-
-        transaction.on_commit(after_commit, robust=True)
 
     # Writes made by the worker that holds the run. Each is conditional on the worker's claim
     # token, so a worker presumed lost (and replaced) can no longer change the row.

@@ -44,6 +44,7 @@ from evaluation.preflight import (
     read_model_facts,
     tokenizer_coverage,
 )
+from evaluation.signals import announce_run_queued
 
 logger = logging.getLogger(__name__)
 
@@ -622,7 +623,8 @@ def sweep_stalled_runs(*, older_than: float | None = None) -> list[int]:
             run.log_tail = tail.text()
             run.save()
             if run.status == Run.Status.QUEUED:
-                run.enqueue()
+                # The outbox marks it in this transaction and sends its task after the commit.
+                announce_run_queued(Run, run.pk)
     if requeued:
         logger.info("Re-queued stalled runs %s", requeued)
     return requeued
