@@ -150,9 +150,7 @@ def main() -> int:
                 bar.update(len(accepted) - unfinished() - bar.n)
         drain_seconds = time.perf_counter() - drain_started
         outcomes = Counter(Run.objects.values_list("status", flat=True))
-        workers_used = {
-            attempt["worker"].split(" #")[0] for run in Run.objects.all() for attempt in run.attempt_history
-        }
+        workers_used = {attempt.worker.split(" #")[0] for run in Run.objects.all() for attempt in run.attempt_history}
         checks += [
             ("the queue drained", unfinished() == 0),
             ("every run finished DONE", outcomes == {Run.Status.DONE: len(accepted)}),

@@ -16,6 +16,7 @@ from django.utils import timezone
 from evaluation.engine import ENGINE_VERSION
 from evaluation.engine.errors import DuplicateRunError
 from evaluation.engine.registry import TASKS, is_cross_lingual
+from evaluation.lifecycle import Attempt, RunLifecycle
 from evaluation.public import public_details, public_manifest, public_model_name
 from evaluation.signals import announce_results_changed, announce_run_over
 
@@ -405,10 +406,10 @@ class RunQuerySet(models.QuerySet):
         """Take a queued run for its pre-flight checks; None when another worker has it or it is over."""
         now = timezone.now()
         claimed = (
-            # details["preflight"] is written only when the checks pass (and removed on re-queue).
+            # lifecycle["preflight"] is written only when the checks pass (and removed on re-queue).
             # has_key, unlike a comparison on a missing key, is never NULL, so exclude() is exact.
             self.filter(pk=pk, status=Run.Status.QUEUED)
-            .exclude(details__has_key="preflight")
+            .exclude(lifecycle__has_key="preflight")
             .update(
                 status=Run.Status.PREFLIGHT,
                 worker=token,
@@ -427,7 +428,7 @@ class RunQuerySet(models.QuerySet):
         row and the other sees zero rows changed, so they never evaluate the same run at once.
         """
         now = timezone.now()
-        waiting = Q(status=Run.Status.QUEUED, details__preflight__passed=True)
+        waiting = Q(status=Run.Status.QUEUED, lifecycle__preflight__passed=True)
         abandoned = Q(status__in=Run.EVALUATION_STATUSES, heartbeat_at__lt=stale_before)
         claimed = self.filter(waiting | abandoned, pk=pk).update(
             status=Run.Status.DOWNLOADING,
@@ -509,6 +510,11 @@ class Run(models.Model):
     details = models.JSONField(
         default=dict, blank=True, help_text="Structured extras: reliability bins, tokenizer coverage, artefact paths."
     )
+    # The submission's checks and claims, the pre-flight facts and the worker's attempts: read and
+    # written only as a RunLifecycle (evaluation/lifecycle.py, Run.life), never by the engine.
+    lifecycle = models.JSONField(
+        default=dict, blank=True, help_text="Submission, pre-flight checks and worker attempts (RunLifecycle)."
+    )
 
     objects = RunQuerySet.as_manager()
 
@@ -551,8 +557,13 @@ class Run(models.Model):
         return self.status in self.TERMINAL_STATUSES
 
     @property
+    def life(self) -> RunLifecycle:
+        """The run's lifecycle record, typed: submission, pre-flight facts, attempts."""
+        return RunLifecycle.from_dict(self.lifecycle)
+
+    @property
     def preflight_passed(self) -> bool:
-        return bool((self.details or {}).get("preflight", {}).get("passed"))
+        return self.life.preflight_passed
 
     @property
     def queue_position(self) -> int | None:
@@ -565,8 +576,8 @@ class Run(models.Model):
         return ahead.count() + 1
 
     @property
-    def attempt_history(self) -> list[dict]:
-        return list((self.details or {}).get("attempts", []))
+    def attempt_history(self) -> list[Attempt]:
+        return list(self.life.attempts)
 
     @property
     def public_manifest(self) -> dict:
@@ -575,14 +586,13 @@ class Run(models.Model):
 
     @property
     def public_details(self) -> dict:
-        """The engine's results in run.details, without worker attempts, submissions or server paths."""
+        """The engine's results in run.details, scrubbed of server paths (the lifecycle record is never public)."""
         return public_details(self.details)
 
     @property
     def submitted_claims(self) -> dict:
         """What the submitter said about the model (evaluation.submissions.submitter_claims); {} for none."""
-        claims = ((self.details or {}).get("submission") or {}).get("claims")
-        return dict(claims) if isinstance(claims, dict) else {}
+        return self.life.claims
 
     def accept_claims(self) -> list[str]:
         """Staff accept the submitter's claims: they are written on the shared model row.
@@ -609,7 +619,7 @@ class Run(models.Model):
         """stage_timestamps with `stage` added: the first time the run reached each stage.
 
         A retry passes through stages again; keeping the first entry keeps the stages in time
-        order, and the attempt history in details says when each attempt started.
+        order, and the attempt history (Run.life) says when each attempt started.
         """
         stamps = dict(self.stage_timestamps or {})
         stamps.setdefault(stage, (when or timezone.now()).isoformat())
@@ -678,8 +688,6 @@ class Run(models.Model):
             if run.status not in (self.Status.FAILED, self.Status.CANCELLED):
                 return False
             now = timezone.now()
-            details = dict(run.details)
-            details.pop("preflight", None)
             run.status = self.Status.QUEUED
             run.failure_category = self.FailureCategory.NONE
             run.message = ""
@@ -688,7 +696,7 @@ class Run(models.Model):
             run.worker = ""
             run.finished_at = None
             run.attempts = 0
-            run.details = details
+            run.lifecycle = run.life.without_preflight().to_dict()
             run.stage_timestamps = {self.Status.QUEUED: now.isoformat()}
             run.save()
         self.refresh_from_db()

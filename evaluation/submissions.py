@@ -20,6 +20,7 @@ from evaluation.engine import ENGINE_VERSION
 from evaluation.engine.backends import LexicalBackend
 from evaluation.engine.errors import HubUnreachableError, ModelNotFoundError, SubmitterError
 from evaluation.engine.lexical import LEXICAL_NAMES
+from evaluation.lifecycle import RunLifecycle
 from evaluation.models import Dataset, EmbeddingModel, Run
 from evaluation.preflight import (
     InvalidModelReference,
@@ -117,7 +118,7 @@ def check_model(user, model: str, revision: str = "") -> ModelCheck:
 
 
 def submitter_claims(submission: Submission) -> dict:
-    """What the submitter says about the model, kept on their run (details["submission"]["claims"])."""
+    """What the submitter says about the model, kept on their run (Run.life.claims)."""
     return {
         "display_name": submission.display_name,
         "license": submission.license,
@@ -200,6 +201,7 @@ def _record_run(
     revision: str = "",
     note: str = "",
     details: dict | None = None,
+    lifecycle: RunLifecycle | None = None,
     notify_by_email: bool = False,
     tasks: list[str] | None = None,
     languages: list[str] | None = None,
@@ -228,6 +230,7 @@ def _record_run(
         created_at=now,
         stage_timestamps={Run.Status.QUEUED: now.isoformat()},
         details=details or {},
+        lifecycle=(lifecycle or RunLifecycle()).to_dict(),
     )
     return run, outbox.mark(run)
 
@@ -304,13 +307,13 @@ def submit(user, submission: Submission) -> Run:
                 revision=submission.revision.strip(),
                 note=submission.note,
                 notify_by_email=submission.notify_by_email,
-                details={
-                    "submission": {
+                lifecycle=RunLifecycle(
+                    submission={
                         **check.summary(),
                         "display_name": submission.display_name,
                         "claims": submitter_claims(submission),
                     }
-                },
+                ),
             )
     except IntegrityError:
         # Two identical submissions raced past the duplicate check; the database's unique
