@@ -3,7 +3,13 @@ and keep the JSON shape they had under run.details (so the data migration only m
 
 from __future__ import annotations
 
+import importlib
+
+import pytest
+from django.apps import apps
+
 from evaluation.lifecycle import Attempt, RunLifecycle
+from tests.factories import make_submitted_run
 
 STORED = {
     "submission": {"commit": "c" * 40, "claims": {"display_name": "Alpha", "trained_on_nirdesha": True}},
@@ -36,3 +42,16 @@ def test_a_requeue_forgets_the_checks_but_keeps_the_attempts():
     life = RunLifecycle.from_dict(STORED).without_preflight().with_preflight_try()
     assert not life.preflight_passed and "preflight" not in life.to_dict()
     assert life.to_dict()["attempts"] == STORED["attempts"] and life.preflight_tries == 2
+
+
+@pytest.mark.django_db
+def test_the_migration_moves_the_blocks_out_of_details_and_back(dataset):
+    migration = importlib.import_module("evaluation.migrations.0012_run_lifecycle_moved_out_of_details")
+    results = {"schema_version": 1, "averages": {}}
+    run = make_submitted_run(dataset, details={**results, **STORED})
+    migration.move_out_of_details(apps, None)
+    run.refresh_from_db()
+    assert run.details == results and run.lifecycle == STORED
+    migration.move_back_into_details(apps, None)
+    run.refresh_from_db()
+    assert run.details == {**results, **STORED} and run.lifecycle == {}
