@@ -175,6 +175,12 @@ class RunLifecycle:
         return bool((self.preflight or {}).get("passed"))
 
     @property
+    def preflight_coverage(self) -> dict[str, Any]:
+        """The tokenizer coverage the pre-flight checks measured on a sample of each script; {} for none."""
+        coverage = (self.preflight or {}).get("tokenizer_coverage")
+        return dict(coverage) if isinstance(coverage, Mapping) else {}
+
+    @property
     def claims(self) -> dict[str, Any]:
         """What the submitter said about the model; {} for none."""
         claims = self.submission.get("claims")

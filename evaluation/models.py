@@ -16,6 +16,7 @@ from django.utils import timezone
 from evaluation.engine import ENGINE_VERSION
 from evaluation.engine.errors import DuplicateRunError
 from evaluation.engine.registry import TASKS, is_cross_lingual
+from evaluation.engine.results import Details
 from evaluation.lifecycle import Attempt, RunLifecycle
 from evaluation.public import public_details, public_manifest, public_model_name
 from evaluation.signals import announce_results_changed, announce_run_over
@@ -574,6 +575,11 @@ class Run(models.Model):
             Q(created_at__lt=self.created_at) | Q(created_at=self.created_at, pk__lt=self.pk)
         )
         return ahead.count() + 1
+
+    @property
+    def tokenizer_coverage(self) -> dict:
+        """The engine's tokenizer coverage (from all texts) once it has run, else the pre-flight sample's."""
+        return Details.from_dict(self.details).tokenizer_coverage or self.life.preflight_coverage
 
     @property
     def attempt_history(self) -> list[Attempt]:

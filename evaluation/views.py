@@ -120,7 +120,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
         "log_tail": run.log_tail if request.user.is_staff else public_log(run.log_tail),
         "coverage": [
             {**figures, "script": script, "unknown_percent": 100 * figures.get("unk_rate", 0)}
-            for script, figures in sorted(run.details.get("tokenizer_coverage", {}).items())
+            for script, figures in sorted(run.tokenizer_coverage.items())
         ],
         "attempt_history": run.attempt_history,
         "can_cancel": run.can_be_cancelled_by(request.user),

@@ -228,7 +228,7 @@ def run_preflight(run_id: int, *, worker: str = "", echo: ProgressCallback | Non
     try:
         with LogCapture(reporter):
             reporter(Run.Status.PREFLIGHT, 0.0, "checking the model")
-            summary, coverage = _check_run_model(run, reporter)
+            summary = _check_run_model(run, reporter)
     except RunCancelled:
         return CANCELLED
     except ClaimLost:
@@ -259,27 +259,25 @@ def run_preflight(run_id: int, *, worker: str = "", echo: ProgressCallback | Non
         _fail_ours(run, token, reporter, f"Internal error during the pre-flight checks ({type(exc).__name__}).")
         return FAILED
     reporter.log("Pre-flight checks passed; waiting for an evaluation worker")
-    # The engine's tokenizer coverage (from all texts) replaces this sample's later; the pre-flight
-    # figures stay in the lifecycle record with the other facts the checks read.
-    details = {**run.details, "tokenizer_coverage": coverage}
+    # The sample's tokenizer coverage stays with the other facts the checks read, out of run.details,
+    # which only the engine writes (Run.tokenizer_coverage shows it until the engine measures all texts).
     run.release_as(
         token,
         message="",
         stage_detail="pre-flight checks passed; waiting for an evaluation worker",
         progress=overall_percent(Run.Status.PREFLIGHT, 1.0),
-        details=details,
         lifecycle=run.life.with_preflight(summary).to_dict(),
         log_tail=reporter.tail.text(),
     )
     return PASSED
 
 
-def _check_run_model(run: Run, report: ProgressReporter) -> tuple[dict, dict]:
-    """Pin and check the run's model and measure its tokenizer; return (summary, coverage)."""
+def _check_run_model(run: Run, report: ProgressReporter) -> dict:
+    """Pin and check the run's model and measure its tokenizer; return what the checks found."""
     model = run.model
     if model.kind == EmbeddingModel.Kind.LEXICAL:
         # A lexical baseline has no weights or tokenizer to check.
-        return {"passed": True, "checked_at": timezone.now().isoformat(), "kind": model.kind}, {}
+        return {"passed": True, "checked_at": timezone.now().isoformat(), "kind": model.kind}
     if model.is_local:
         report(Run.Status.PREFLIGHT, 0.2, "reading the model folder")
         check = inspect_local_folder(model.name)
@@ -328,7 +326,7 @@ def _check_run_model(run: Run, report: ProgressReporter) -> tuple[dict, dict]:
         "tokenizer_coverage": coverage,
         **check.summary(),
     }
-    return summary, coverage
+    return summary
 
 
 # Evaluation ------------------------------------------------------------------------------------

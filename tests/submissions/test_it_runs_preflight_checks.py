@@ -39,7 +39,7 @@ def test_it_measures_tokenizer_coverage_per_script(dataset, tiny_model):
     run = submitted(make_admin(), str(tiny_model))
     run_preflight(run.pk)
     run.refresh_from_db()
-    coverage = run.details["tokenizer_coverage"]
+    coverage = run.tokenizer_coverage
     assert set(coverage) == {"Latn", "Deva", "Beng", "Arab", "Taml"}
     assert coverage["Deva"]["languages"] == ["hin", "mar"] and coverage["Arab"]["languages"] == ["urd"]
     # The tiny vocabulary holds English words, Latin and Devanagari letters, and nothing of the others.
@@ -81,7 +81,7 @@ def test_it_checks_a_hub_model_from_configs_and_weight_headers(dataset, tiny_mod
         counted = sum(weights.get_tensor(name).size for name in weights.keys())  # noqa: SIM118
     assert run.lifecycle["preflight"]["parameter_count"] == counted
     assert run.model.parameter_count == counted
-    assert set(run.details["tokenizer_coverage"]) == {"Latn", "Deva", "Beng", "Arab", "Taml"}
+    assert set(run.tokenizer_coverage) == {"Latn", "Deva", "Beng", "Arab", "Taml"}
     fetched = [request for request in fake_hub.requests if f"/resolve/{repo.commit}/" in request]
     assert any(request.endswith("/config.json") for request in fetched)
     assert any(request.endswith("/model.safetensors") for request in fetched)  # The header only (a range).
