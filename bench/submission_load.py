@@ -59,6 +59,7 @@ def main() -> int:
     from rest_framework.test import APIClient
     from tqdm import tqdm
 
+    from evaluation import outbox
     from evaluation.models import Run
     from tests.fakes.models import build_tiny_model
     from tests.people import make_user
@@ -133,7 +134,7 @@ def main() -> int:
         ]
         # Put the messages back, then let real workers drain the queue.
         for run in runs:
-            run.enqueue()
+            outbox.mark(run)
 
         def unfinished() -> int:
             return Run.objects.exclude(status__in=Run.TERMINAL_STATUSES).count()
@@ -149,9 +150,7 @@ def main() -> int:
                 bar.update(len(accepted) - unfinished() - bar.n)
         drain_seconds = time.perf_counter() - drain_started
         outcomes = Counter(Run.objects.values_list("status", flat=True))
-        workers_used = {
-            attempt["worker"].split(" #")[0] for run in Run.objects.all() for attempt in run.attempt_history
-        }
+        workers_used = {attempt.worker.split(" #")[0] for run in Run.objects.all() for attempt in run.attempt_history}
         checks += [
             ("the queue drained", unfinished() == 0),
             ("every run finished DONE", outcomes == {Run.Status.DONE: len(accepted)}),

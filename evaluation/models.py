@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import PurePosixPath
 
-from celery import current_app
 from django.conf import settings
 from django.db import IntegrityError, models, transaction
 from django.db.models import Count, Exists, F, OuterRef, Q, Value
@@ -18,6 +16,8 @@ from django.utils import timezone
 from evaluation.engine import ENGINE_VERSION
 from evaluation.engine.errors import DuplicateRunError
 from evaluation.engine.registry import TASKS, is_cross_lingual
+from evaluation.engine.results import Details
+from evaluation.lifecycle import Attempt, RunLifecycle
 from evaluation.public import public_details, public_manifest, public_model_name
 from evaluation.signals import announce_results_changed, announce_run_over
 
@@ -311,10 +311,6 @@ class EmbeddingModel(models.Model):
             self.save(update_fields=missing)
 
 
-logger = logging.getLogger(__name__)
-PUBLISH_RETRY_POLICY = {"max_retries": 0, "interval_start": 0, "interval_step": 0, "interval_max": 0}
-
-
 class RunQuerySet(models.QuerySet):
     def on_benchmark(self, dataset: Dataset) -> RunQuerySet:
         """Finished runs of one benchmark version, with their model: the rows of a leaderboard.
@@ -407,46 +403,14 @@ class RunQuerySet(models.QuerySet):
         """Runs a worker holds but has not reported on since `before`: the worker is presumed lost."""
         return self.running().filter(Q(heartbeat_at__lt=before) | Q(heartbeat_at__isnull=True))
 
-    def send_pending(self, pk: int) -> bool:
-        """Send a marked run's next task; True when the broker took it (or nothing was pending).
-
-        The task is sent by its registered name (routes still apply): the tasks module depends on
-        this one, and a model never imports what consumes it. A second message for the same run is
-        harmless: workers take a run by a conditional update of its row.
-        """
-        run = self.filter(pk=pk, enqueue_pending_since__isnull=False).first()
-        if run is None:
-            return True
-        if not run.is_active:
-            # Cancelled (or otherwise over) while it waited: there is nothing to send any more.
-            self.filter(pk=pk).update(enqueue_pending_since=None)
-            return True
-        if not run.preflight_passed:
-            name = "evaluation.preflight_run"
-        elif settings.EVALUATION_SPLIT_ENCODING:
-            # One task that fans the encoding out per language (evaluation/tasks.py): sent through
-            # this outbox like any other, so a split run survives a broker outage and a re-queue too.
-            name = "evaluation.split_evaluation"
-        else:
-            name = "evaluation.evaluate_run"
-        try:
-            # One quick attempt: a person may be waiting on the answer, and the sweeper retries later.
-            current_app.send_task(name, args=[pk], retry=True, retry_policy=PUBLISH_RETRY_POLICY)
-        except Exception as exc:  # kombu raises several types for an unreachable broker; all mean "later".
-            logger.warning("Run %s: the broker did not take its task (%s); it stays pending", pk, type(exc).__name__)
-            return False
-        # Cleared only if nobody marked it again meanwhile (a re-queue would have a newer mark).
-        self.filter(pk=pk, enqueue_pending_since=run.enqueue_pending_since).update(enqueue_pending_since=None)
-        return True
-
     def claim_for_preflight(self, pk: int, token: str) -> Run | None:
         """Take a queued run for its pre-flight checks; None when another worker has it or it is over."""
         now = timezone.now()
         claimed = (
-            # details["preflight"] is written only when the checks pass (and removed on re-queue).
+            # lifecycle["preflight"] is written only when the checks pass (and removed on re-queue).
             # has_key, unlike a comparison on a missing key, is never NULL, so exclude() is exact.
             self.filter(pk=pk, status=Run.Status.QUEUED)
-            .exclude(details__has_key="preflight")
+            .exclude(lifecycle__has_key="preflight")
             .update(
                 status=Run.Status.PREFLIGHT,
                 worker=token,
@@ -465,7 +429,7 @@ class RunQuerySet(models.QuerySet):
         row and the other sees zero rows changed, so they never evaluate the same run at once.
         """
         now = timezone.now()
-        waiting = Q(status=Run.Status.QUEUED, details__preflight__passed=True)
+        waiting = Q(status=Run.Status.QUEUED, lifecycle__preflight__passed=True)
         abandoned = Q(status__in=Run.EVALUATION_STATUSES, heartbeat_at__lt=stale_before)
         claimed = self.filter(waiting | abandoned, pk=pk).update(
             status=Run.Status.DOWNLOADING,
@@ -547,6 +511,11 @@ class Run(models.Model):
     details = models.JSONField(
         default=dict, blank=True, help_text="Structured extras: reliability bins, tokenizer coverage, artefact paths."
     )
+    # The submission's checks and claims, the pre-flight facts and the worker's attempts: read and
+    # written only as a RunLifecycle (evaluation/lifecycle.py, Run.life), never by the engine.
+    lifecycle = models.JSONField(
+        default=dict, blank=True, help_text="Submission, pre-flight checks and worker attempts (RunLifecycle)."
+    )
 
     objects = RunQuerySet.as_manager()
 
@@ -589,8 +558,13 @@ class Run(models.Model):
         return self.status in self.TERMINAL_STATUSES
 
     @property
+    def life(self) -> RunLifecycle:
+        """The run's lifecycle record, typed: submission, pre-flight facts, attempts."""
+        return RunLifecycle.from_dict(self.lifecycle)
+
+    @property
     def preflight_passed(self) -> bool:
-        return bool((self.details or {}).get("preflight", {}).get("passed"))
+        return self.life.preflight_passed
 
     @property
     def queue_position(self) -> int | None:
@@ -603,8 +577,13 @@ class Run(models.Model):
         return ahead.count() + 1
 
     @property
-    def attempt_history(self) -> list[dict]:
-        return list((self.details or {}).get("attempts", []))
+    def tokenizer_coverage(self) -> dict:
+        """The engine's tokenizer coverage (from all texts) once it has run, else the pre-flight sample's."""
+        return Details.from_dict(self.details).tokenizer_coverage or self.life.preflight_coverage
+
+    @property
+    def attempt_history(self) -> list[Attempt]:
+        return list(self.life.attempts)
 
     @property
     def public_manifest(self) -> dict:
@@ -613,14 +592,13 @@ class Run(models.Model):
 
     @property
     def public_details(self) -> dict:
-        """The engine's results in run.details, without worker attempts, submissions or server paths."""
+        """The engine's results in run.details, scrubbed of server paths (the lifecycle record is never public)."""
         return public_details(self.details)
 
     @property
     def submitted_claims(self) -> dict:
         """What the submitter said about the model (evaluation.submissions.submitter_claims); {} for none."""
-        claims = ((self.details or {}).get("submission") or {}).get("claims")
-        return dict(claims) if isinstance(claims, dict) else {}
+        return self.life.claims
 
     def accept_claims(self) -> list[str]:
         """Staff accept the submitter's claims: they are written on the shared model row.
@@ -647,7 +625,7 @@ class Run(models.Model):
         """stage_timestamps with `stage` added: the first time the run reached each stage.
 
         A retry passes through stages again; keeping the first entry keeps the stages in time
-        order, and the attempt history in details says when each attempt started.
+        order, and the attempt history (Run.life) says when each attempt started.
         """
         stamps = dict(self.stage_timestamps or {})
         stamps.setdefault(stage, (when or timezone.now()).isoformat())
@@ -706,6 +684,9 @@ class Run(models.Model):
     def requeue(self) -> bool:
         """Put a failed or cancelled run back in the queue from its pre-flight checks (staff).
 
+        Only the row is reset here; evaluation.outbox.requeue wraps this in the transaction that also
+        marks the run for sending, and sends its task after the commit.
+
         Raises IntegrityError when another live run of the same model commit exists.
         """
         with transaction.atomic():
@@ -713,8 +694,6 @@ class Run(models.Model):
             if run.status not in (self.Status.FAILED, self.Status.CANCELLED):
                 return False
             now = timezone.now()
-            details = dict(run.details)
-            details.pop("preflight", None)
             run.status = self.Status.QUEUED
             run.failure_category = self.FailureCategory.NONE
             run.message = ""
@@ -723,14 +702,10 @@ class Run(models.Model):
             run.worker = ""
             run.finished_at = None
             run.attempts = 0
-            run.details = details
+            run.lifecycle = run.life.without_preflight().to_dict()
             run.stage_timestamps = {self.Status.QUEUED: now.isoformat()}
             run.save()
-            run.enqueue()
         self.refresh_from_db()
-        # Whether the broker took the task after commit (see evaluation/outbox.py); the caller says
-        # so when it did not, and the sweeper sends it later.
-        self.publish_failed = getattr(run, "publish_failed", False)
         return True
 
     def pin(self, commit: str) -> None:
@@ -753,25 +728,6 @@ class Run(models.Model):
                 f"{self.model.name} at {commit[:12]} is already being evaluated on {self.dataset.slug} by another run."
             ) from error
         self.resolved_commit, self.engine_version = commit, ENGINE_VERSION
-
-    def enqueue(self) -> None:
-        """Mark the run for sending in the current transaction; its task is published after commit.
-
-        The transactional outbox: the mark (enqueue_pending_since) commits with the run, and is
-        cleared only once the broker has taken the task (send_pending). A mark left by a broker outage
-        is sent again by the sweeper (evaluation/outbox.py). `publish_failed` tells the caller, after
-        the commit, that the broker did not take it.
-        """
-        now = timezone.now()
-        Run.objects.filter(pk=self.pk).update(enqueue_pending_since=now)
-        self.enqueue_pending_since = now
-        self.publish_failed = False
-        pk = self.pk
-
-        def after_commit() -> None:
-            self.publish_failed = not Run.objects.send_pending(pk)
-
-        transaction.on_commit(after_commit, robust=True)
 
     # Writes made by the worker that holds the run. Each is conditional on the worker's claim
     # token, so a worker presumed lost (and replaced) can no longer change the row.

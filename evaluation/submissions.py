@@ -15,12 +15,13 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from evaluation import outbox
 from evaluation.engine import ENGINE_VERSION
 from evaluation.engine.backends import LexicalBackend
 from evaluation.engine.errors import HubUnreachableError, ModelNotFoundError, SubmitterError
 from evaluation.engine.lexical import LEXICAL_NAMES
+from evaluation.lifecycle import RunLifecycle
 from evaluation.models import Dataset, EmbeddingModel, Run
-from evaluation.outbox import BrokerUnavailable
 from evaluation.preflight import (
     InvalidModelReference,
     ModelCheck,
@@ -117,7 +118,7 @@ def check_model(user, model: str, revision: str = "") -> ModelCheck:
 
 
 def submitter_claims(submission: Submission) -> dict:
-    """What the submitter says about the model, kept on their run (details["submission"]["claims"])."""
+    """What the submitter says about the model, kept on their run (Run.life.claims)."""
     return {
         "display_name": submission.display_name,
         "license": submission.license,
@@ -200,14 +201,16 @@ def _record_run(
     revision: str = "",
     note: str = "",
     details: dict | None = None,
+    lifecycle: RunLifecycle | None = None,
     notify_by_email: bool = False,
     tasks: list[str] | None = None,
     languages: list[str] | None = None,
-) -> Run:
+) -> tuple[Run, outbox.Sending]:
     """Record a QUEUED run under the one duplicate rule and mark it in the outbox (inside a transaction).
 
     Both a submission and a staff re-queue of an older-engine run go through here, so both obey the
-    same duplicate rule and the same transactional outbox."""
+    same duplicate rule and the same transactional outbox. The handle says, once the transaction has
+    committed, whether the broker took the run's task."""
     duplicate = Run.objects.duplicate_of(model, commit, dataset, engine_version)
     if duplicate is not None:
         raise _duplicate_refusal(duplicate)
@@ -227,9 +230,9 @@ def _record_run(
         created_at=now,
         stage_timestamps={Run.Status.QUEUED: now.isoformat()},
         details=details or {},
+        lifecycle=(lifecycle or RunLifecycle()).to_dict(),
     )
-    run.enqueue()
-    return run
+    return run, outbox.mark(run)
 
 
 def requeue_on_current_engine(user, old: Run) -> Run:
@@ -248,7 +251,7 @@ def requeue_on_current_engine(user, old: Run) -> Run:
     engine_version = current_engine_version()
     try:
         with transaction.atomic():
-            run = _record_run(
+            run, sending = _record_run(
                 old.model,
                 old.dataset,
                 commit=old.resolved_commit,
@@ -265,8 +268,7 @@ def requeue_on_current_engine(user, old: Run) -> Run:
         if duplicate is None:
             raise
         raise _duplicate_refusal(duplicate) from None
-    if getattr(run, "publish_failed", False):
-        raise BrokerUnavailable(run)
+    outbox.raise_if_deferred(run, sending.result)
     return run
 
 
@@ -296,7 +298,7 @@ def submit(user, submission: Submission) -> Run:
                 if user.is_staff and submission.trained_on_nirdesha and model.trained_on_nirdesha is not True:
                     model.trained_on_nirdesha = True
                     model.save(update_fields=["trained_on_nirdesha"])
-            run = _record_run(
+            run, sending = _record_run(
                 model,
                 dataset,
                 commit=check.commit,
@@ -305,13 +307,13 @@ def submit(user, submission: Submission) -> Run:
                 revision=submission.revision.strip(),
                 note=submission.note,
                 notify_by_email=submission.notify_by_email,
-                details={
-                    "submission": {
+                lifecycle=RunLifecycle(
+                    submission={
                         **check.summary(),
                         "display_name": submission.display_name,
                         "claims": submitter_claims(submission),
                     }
-                },
+                ),
             )
     except IntegrityError:
         # Two identical submissions raced past the duplicate check; the database's unique
@@ -321,7 +323,6 @@ def submit(user, submission: Submission) -> Run:
         if duplicate is None:
             raise
         raise _duplicate_refusal(duplicate) from None
-    if getattr(run, "publish_failed", False):
-        # The run is recorded and marked; the sweeper sends it when the broker is back.
-        raise BrokerUnavailable(run)
+    # When the broker did not take the task, the run is recorded and marked; the sweeper sends it later.
+    outbox.raise_if_deferred(run, sending.result)
     return run

@@ -15,11 +15,12 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from evaluation import outbox
 from evaluation.api.serializers import RunStatusSerializer
 from evaluation.engine.registry import TASKS
 from evaluation.forms import SubmissionForm
 from evaluation.models import Dataset, Run
-from evaluation.outbox import BrokerUnavailable
+from evaluation.outbox import BrokerUnavailable, SendResult
 from evaluation.ratelimits import check_submission_rate
 from evaluation.redaction import public_log
 from evaluation.submissions import SubmissionRefused, submissions_left, submit
@@ -96,7 +97,7 @@ def submit_model(request: HttpRequest) -> HttpResponse:
             form.add_error(exc.field if exc.field in form.fields else None, exc.message)
         except BrokerUnavailable as pending:
             # 503 with the run's id and link: it is recorded and starts when the queue is back.
-            run = pending.args[0]
+            run = pending.run
             form.add_error(None, QUEUE_DOWN_MESSAGE.format(pk=run.pk))
             refusal = SubmissionRefused(QUEUE_DOWN_MESSAGE, code="queue_unavailable", field=None, run=run)
             response = render(request, "evaluation/submit.html", _submit_context(request, form, refusal), status=503)
@@ -119,7 +120,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
         "log_tail": run.log_tail if request.user.is_staff else public_log(run.log_tail),
         "coverage": [
             {**figures, "script": script, "unknown_percent": 100 * figures.get("unk_rate", 0)}
-            for script, figures in sorted(run.details.get("tokenizer_coverage", {}).items())
+            for script, figures in sorted(run.tokenizer_coverage.items())
         ],
         "attempt_history": run.attempt_history,
         "can_cancel": run.can_be_cancelled_by(request.user),
@@ -165,16 +166,16 @@ def requeue_run(request: HttpRequest, run_id: int) -> HttpResponse:
         raise PermissionDenied("Only staff can re-queue runs.")
     run = _get_run_for_manager(request, run_id)
     try:
-        requeued = run.requeue()
+        sent = outbox.requeue(run)
     except IntegrityError:
         messages.error(request, "Another live run of this model commit exists; it was not re-queued.")
     else:
-        if requeued and getattr(run, "publish_failed", False):
-            messages.warning(request, QUEUE_DOWN_MESSAGE.format(pk=run.pk))
-        elif requeued:
-            messages.success(request, "The run is back in the queue.")
-        else:
+        if sent is None:
             messages.error(request, "Only failed or cancelled runs can be re-queued.")
+        elif sent is SendResult.DEFERRED:
+            messages.warning(request, QUEUE_DOWN_MESSAGE.format(pk=run.pk))
+        else:
+            messages.success(request, "The run is back in the queue.")
     return redirect(run)
 
 

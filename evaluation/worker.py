@@ -1,6 +1,7 @@
 """What a worker does with a run: pre-flight checks, the evaluation itself, and sweeping up lost runs.
 
-The Celery tasks in evaluation/tasks.py call these plain functions, and tests call them directly.
+The Celery tasks in evaluation/tasks.py call these plain functions, and tests call them directly. What a
+run records about its attempts and checks goes into its typed lifecycle record (evaluation/lifecycle.py).
 Every write a worker makes to a run row is conditional on its claim token (Run.write_as), so a
 worker that was presumed lost and replaced can no longer change the run.
 """
@@ -32,7 +33,13 @@ from evaluation.engine.errors import (
     SubmitterError,
     is_out_of_memory,
 )
-from evaluation.lifecycle import ENGINE_STAGES, LogTail, Throttle, next_batch_size, overall_percent
+from evaluation.lifecycle import (
+    Attempt,
+    LogTail,
+    RunLifecycle,
+    next_batch_size,
+    overall_percent,
+)
 from evaluation.models import EmbeddingModel, Run
 from evaluation.preflight import (
     ModelRejected,
@@ -44,10 +51,10 @@ from evaluation.preflight import (
     read_model_facts,
     tokenizer_coverage,
 )
+from evaluation.progress import ClaimLost, LogCapture, ProgressCallback, ProgressReporter
+from evaluation.signals import announce_run_queued
 
 logger = logging.getLogger(__name__)
-
-ProgressCallback = Callable[[str, float, str], None]
 
 # Outcomes a task reports (also the Celery task's return value, handy in the worker log).
 SKIPPED = "skipped"
@@ -66,11 +73,6 @@ TRANSIENT_ERRORS = (
     TimeoutError,
     httpx2.TransportError,
 )
-# Keys of run.details that the worker owns; the engine may rewrite the rest.
-# The engine's tokenizer coverage (from all texts) replaces the pre-flight sample's, which stays
-# under details["preflight"].
-LIFECYCLE_KEYS = ("submission", "preflight", "attempts", "batch_size", "preflight_tries")
-MAX_LOG_LINES = 5000
 
 
 # The queue whose tasks encode and score on the accelerator.
@@ -187,10 +189,6 @@ def evaluation_device(asked: str | None = None) -> str | None:
     return asked or settings.EVALUATION_DEVICE or CLAIMED_DEVICE
 
 
-class ClaimLost(Exception):
-    """This worker no longer holds the run: it was presumed lost and the run went to another worker."""
-
-
 class RetryLater(Exception):
     """Our side failed in a way worth retrying; the run is back in the queue. The task retries with back-off."""
 
@@ -201,98 +199,6 @@ def claim_token(worker: str = "") -> str:
     return f"{host} pid {os.getpid()} #{uuid.uuid4().hex[:8]}"
 
 
-class ProgressReporter:
-    """The `progress(stage, fraction, detail)` callback handed to the engine.
-
-    It writes stage, percent, detail, log tail and heartbeat to the row at most about once per
-    second (and at every stage change), and raises RunCancelled as soon as the row says CANCELLED.
-    """
-
-    def __init__(self, run: Run, token: str, *, interval: float = 1.0, echo: ProgressCallback | None = None) -> None:
-        self.run = run
-        # Whoever watches this execution besides the row (manage.py evaluate's progress bars) hears every report.
-        self.echo = echo
-        self.token = token
-        self.tail = LogTail(run.log_tail)
-        self.full_log: list[str] = []
-        self.throttle = Throttle(interval)
-        # Progress details change with every batch; the log tail gets one of them every ten
-        # seconds, so that it keeps more than the last minute of a long encoding.
-        self.detail_throttle = Throttle(10 * interval)
-        # The first report always counts as entering its stage, so it is timestamped and logged.
-        self._stage: str | None = None
-        self._logged_detail = ""
-
-    def log(self, line: str) -> None:
-        stamped = f"{timezone.now():%H:%M:%S} {line}"
-        self.tail.append(stamped)
-        if len(self.full_log) < MAX_LOG_LINES:
-            self.full_log.append(stamped)
-
-    def __call__(self, stage: str, fraction: float, detail: str = "") -> None:
-        if stage not in ENGINE_STAGES and stage != Run.Status.PREFLIGHT:
-            raise ValueError(f"Unknown stage {stage!r} reported by the engine.")
-        if self.echo is not None:
-            self.echo(stage, fraction, detail)
-        run = self.run
-        detail = str(detail or "")[:200]
-        stage_changed = stage != self._stage
-        self._stage = stage
-        fields = {"status": stage, "progress": overall_percent(stage, fraction), "stage_detail": detail}
-        if stage_changed:
-            fields["stage_timestamps"] = run.stamped(stage)
-            self.log(f"{Run.Status(stage).label}{': ' + detail if detail else ''}")
-            self._logged_detail = detail
-            self.throttle.mark()
-            self.detail_throttle.mark()
-        elif not self.throttle.ready():
-            # Keep the in-memory row current for the engine; the database hears at the next write.
-            for name, value in fields.items():
-                setattr(run, name, value)
-            return
-        elif detail and detail != self._logged_detail and self.detail_throttle.ready():
-            self.log(f"{Run.Status(stage).label}: {detail}")
-            self._logged_detail = detail
-        self.write(**fields)
-
-    def write(self, **fields) -> None:
-        fields["log_tail"] = self.tail.text()
-        if not self.run.write_as(self.token, **fields):
-            self.raise_for_lost_claim()
-
-    def raise_for_lost_claim(self) -> None:
-        current = Run.objects.filter(pk=self.run.pk).values("status", "worker").first() or {}
-        if current.get("status") == Run.Status.CANCELLED:
-            raise RunCancelled("The run was cancelled.")
-        raise ClaimLost(f"Run {self.run.pk} is now held by {current.get('worker') or 'nobody'}.")
-
-
-class LogCapture(logging.Handler):
-    """Feeds log records emitted during a task into the run's log tail (and the full attempt log)."""
-
-    def __init__(self, reporter: ProgressReporter) -> None:
-        super().__init__(level=logging.INFO)
-        self.reporter = reporter
-        self.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-
-    def emit(self, record: logging.LogRecord) -> None:
-        # Celery's own records (task bookkeeping, progress bars redirected from stderr) are noise
-        # to a submitter; the worker's log keeps them.
-        if record.name.startswith("celery"):
-            return
-        try:
-            self.reporter.log(self.format(record))
-        except Exception:  # A log line must never break the run it describes.
-            self.handleError(record)
-
-    def __enter__(self) -> LogCapture:
-        logging.getLogger().addHandler(self)
-        return self
-
-    def __exit__(self, *exc_info) -> None:
-        logging.getLogger().removeHandler(self)
-
-
 def _save_log(run: Run, name: str, lines: list[str]) -> str:
     """Keep the full log of one attempt in the default storage (a shared store in production)."""
     path = f"runs/{run.pk}/{name}.log"
@@ -301,15 +207,10 @@ def _save_log(run: Run, name: str, lines: list[str]) -> str:
     return default_storage.save(path, ContentFile("\n".join(lines).encode("utf-8")))
 
 
-def _close_open_attempts(run: Run, outcome: str) -> list[dict]:
-    """The run's attempts, those that never reported an end (their worker died) marked with `outcome`.
-
-    Such an attempt also keeps how far it had got by its last heartbeat; what it encoded stays in
-    the embedding cache, and the next attempt's texts_from_cache counts it.
-    """
+def _with_lost_attempts_closed(run: Run) -> RunLifecycle:
+    """The run's lifecycle with the attempts whose worker died (they never reported an end) closed as lost."""
     now = timezone.now().isoformat()
-    last = {"ended_at": now, "last_progress": run.progress, "last_detail": run.stage_detail}
-    return [a if a.get("outcome") else {**a, "outcome": outcome, **last} for a in run.attempt_history]
+    return run.life.with_open_attempts_closed(LOST, now, run.progress, run.stage_detail)
 
 
 # Pre-flight ------------------------------------------------------------------------------------
@@ -327,7 +228,7 @@ def run_preflight(run_id: int, *, worker: str = "", echo: ProgressCallback | Non
     try:
         with LogCapture(reporter):
             reporter(Run.Status.PREFLIGHT, 0.0, "checking the model")
-            summary, coverage = _check_run_model(run, reporter)
+            summary = _check_run_model(run, reporter)
     except RunCancelled:
         return CANCELLED
     except ClaimLost:
@@ -337,7 +238,8 @@ def run_preflight(run_id: int, *, worker: str = "", echo: ProgressCallback | Non
         run.fail_as(token, Run.FailureCategory.SUBMITTER, str(exc), log_tail=reporter.tail.text())
         return FAILED
     except TRANSIENT_ERRORS as exc:
-        tries = int(run.details.get("preflight_tries", 0)) + 1
+        life = run.life.with_preflight_try()
+        tries = life.preflight_tries
         if tries >= settings.RUN_MAX_ATTEMPTS:
             _fail_ours(run, token, reporter, f"Pre-flight checks failed {tries} times: {exc}")
             return FAILED
@@ -345,7 +247,7 @@ def run_preflight(run_id: int, *, worker: str = "", echo: ProgressCallback | Non
         run.release_as(
             token,
             message=f"Retrying the pre-flight checks: {exc}",
-            details={**run.details, "preflight_tries": tries},
+            lifecycle=life.to_dict(),
             log_tail=reporter.tail.text(),
         )
         raise RetryLater(str(exc)) from exc
@@ -357,24 +259,25 @@ def run_preflight(run_id: int, *, worker: str = "", echo: ProgressCallback | Non
         _fail_ours(run, token, reporter, f"Internal error during the pre-flight checks ({type(exc).__name__}).")
         return FAILED
     reporter.log("Pre-flight checks passed; waiting for an evaluation worker")
-    details = {**run.details, "preflight": summary, "tokenizer_coverage": coverage}
+    # The sample's tokenizer coverage stays with the other facts the checks read, out of run.details,
+    # which only the engine writes (Run.tokenizer_coverage shows it until the engine measures all texts).
     run.release_as(
         token,
         message="",
         stage_detail="pre-flight checks passed; waiting for an evaluation worker",
         progress=overall_percent(Run.Status.PREFLIGHT, 1.0),
-        details=details,
+        lifecycle=run.life.with_preflight(summary).to_dict(),
         log_tail=reporter.tail.text(),
     )
     return PASSED
 
 
-def _check_run_model(run: Run, report: ProgressReporter) -> tuple[dict, dict]:
-    """Pin and check the run's model and measure its tokenizer; return (summary, coverage)."""
+def _check_run_model(run: Run, report: ProgressReporter) -> dict:
+    """Pin and check the run's model and measure its tokenizer; return what the checks found."""
     model = run.model
     if model.kind == EmbeddingModel.Kind.LEXICAL:
         # A lexical baseline has no weights or tokenizer to check.
-        return {"passed": True, "checked_at": timezone.now().isoformat(), "kind": model.kind}, {}
+        return {"passed": True, "checked_at": timezone.now().isoformat(), "kind": model.kind}
     if model.is_local:
         report(Run.Status.PREFLIGHT, 0.2, "reading the model folder")
         check = inspect_local_folder(model.name)
@@ -423,7 +326,7 @@ def _check_run_model(run: Run, report: ProgressReporter) -> tuple[dict, dict]:
         "tokenizer_coverage": coverage,
         **check.summary(),
     }
-    return summary, coverage
+    return summary
 
 
 # Evaluation ------------------------------------------------------------------------------------
@@ -446,32 +349,26 @@ def run_evaluation(
         return SKIPPED
     # A batch size halved by an earlier attempt wins over the one asked for; None is the encoder's
     # automatic size (EVALUATION_BATCH_SIZE is unset by default, so the GPU budget is not overridden).
-    chosen = run.details.get("batch_size") or batch_size or settings.EVALUATION_BATCH_SIZE
+    chosen = run.life.batch_size or batch_size or settings.EVALUATION_BATCH_SIZE
     batch_size = int(chosen) if chosen else None
     # Numbered over the run's whole history: a re-queue by staff restarts the retry count
     # (run.attempts) but keeps the earlier attempts on record.
-    attempt = {
-        "number": len(run.attempt_history) + 1,
-        "worker": token,
-        "started_at": timezone.now().isoformat(),
-        "batch_size": batch_size,
-    }
-    attempts = [*_close_open_attempts(run, LOST), attempt]
+    attempt = Attempt(
+        number=len(run.life.attempts) + 1, worker=token, started_at=timezone.now().isoformat(), batch_size=batch_size
+    )
+    life = _with_lost_attempts_closed(run).with_attempt(attempt)
     reporter = ProgressReporter(run, token, echo=echo)
-    reporter.log(f"Evaluation attempt {attempt['number']} started on {token} (batch size {batch_size or 'automatic'})")
-    started = run.write_as(token, details={**run.details, "attempts": attempts}, log_tail=reporter.tail.text())
-    if not started:
+    reporter.log(f"Evaluation attempt {attempt.number} started on {token} (batch size {batch_size or 'automatic'})")
+    if not run.write_as(token, lifecycle=life.to_dict(), log_tail=reporter.tail.text()):
         return LOST
-    owned = {key: run.details[key] for key in LIFECYCLE_KEYS if key in run.details}
 
-    def close(outcome: str, **extra) -> dict:
-        """The run's details with this attempt closed, keeping the engine's keys and ours."""
-        attempt.update(outcome=outcome, ended_at=timezone.now().isoformat(), **extra)
-        attempt["log"] = _save_log(run, f"attempt-{attempt['number']}", reporter.full_log)
-        return {**(run.details or {}), **owned, "attempts": attempts}
+    def close(outcome: str, **facts: object) -> RunLifecycle:
+        """The run's lifecycle with this attempt closed (the engine writes only run.details meanwhile)."""
+        log = _save_log(run, f"attempt-{attempt.number}", reporter.full_log)
+        return life.with_attempt(attempt.ended(outcome, timezone.now().isoformat(), log=log, **facts))
 
     try:
-        return _evaluate_claimed(run, token, reporter, attempt, close, device, batch_size)
+        return _evaluate_claimed(run, token, reporter, close, device, batch_size)
     finally:
         # Whatever the outcome, the model leaves the device (and host memory) before the task ends:
         # the error's traceback, which kept the engine's frames alive, has been dropped by now.
@@ -484,8 +381,7 @@ def _evaluate_claimed(
     run: Run,
     token: str,
     reporter: ProgressReporter,
-    attempt: dict,
-    close: Callable[..., dict],
+    close: Callable[..., RunLifecycle],
     device: str | None,
     batch_size: int | None,
 ) -> str:
@@ -503,13 +399,13 @@ def _evaluate_claimed(
         return LOST
     except RunCancelled:
         reporter.log("Stopped: the run was cancelled")
-        Run.objects.filter(pk=run.pk, worker=token).update(details=close(CANCELLED), log_tail=reporter.tail.text())
+        lifecycle = close(CANCELLED).to_dict()
+        Run.objects.filter(pk=run.pk, worker=token).update(lifecycle=lifecycle, log_tail=reporter.tail.text())
         return CANCELLED
     except SubmitterError as exc:
         reporter.log(f"The model failed: {exc}")
-        run.fail_as(
-            token, Run.FailureCategory.SUBMITTER, str(exc), details=close(FAILED), log_tail=reporter.tail.text()
-        )
+        lifecycle = close(FAILED).to_dict()
+        run.fail_as(token, Run.FailureCategory.SUBMITTER, str(exc), lifecycle=lifecycle, log_tail=reporter.tail.text())
         return FAILED
     except SoftTimeLimitExceeded:
         limit = settings.SUBMISSION_MAX_RUN_SECONDS
@@ -523,7 +419,8 @@ def _evaluate_claimed(
     manifest = run.manifest or {}
     counts = {key: manifest.get(key) for key in ("texts_total", "texts_encoded", "texts_from_cache")}
     reporter.log(f"Done: {counts['texts_encoded']} texts encoded, {counts['texts_from_cache']} from the cache")
-    if not run.finish_as(token, details=close(DONE, **counts), log_tail=reporter.tail.text(), message=""):
+    lifecycle = close(DONE, **counts).to_dict()
+    if not run.finish_as(token, lifecycle=lifecycle, log_tail=reporter.tail.text(), message=""):
         reporter.raise_for_lost_claim()
     return DONE
 
@@ -573,16 +470,18 @@ def _retry_or_fail(
         _fail_ours(run, token, reporter, message, close(FAILED))
         return FAILED
     reporter.log(f"Attempt {run.attempts} failed ({reason}); retrying with batch size {smaller or 'automatic'}")
-    details = {**close("retry", error=reason[:300]), "batch_size": smaller}
-    run.release_as(token, message=f"Retrying after {reason}.", details=details, log_tail=reporter.tail.text())
+    lifecycle = close("retry", error=reason[:300]).with_batch_size(smaller).to_dict()
+    run.release_as(token, message=f"Retrying after {reason}.", lifecycle=lifecycle, log_tail=reporter.tail.text())
     raise RetryLater(reason) from exc
 
 
-def _fail_ours(run: Run, token: str, reporter: ProgressReporter, message: str, details: dict | None = None) -> None:
+def _fail_ours(
+    run: Run, token: str, reporter: ProgressReporter, message: str, lifecycle: RunLifecycle | None = None
+) -> None:
     reporter.log(message)
-    fields = {"log_tail": reporter.tail.text()}
-    if details is not None:
-        fields["details"] = details
+    fields: dict[str, object] = {"log_tail": reporter.tail.text()}
+    if lifecycle is not None:
+        fields["lifecycle"] = lifecycle.to_dict()
     run.fail_as(token, Run.FailureCategory.OURS, message, **fields)
 
 
@@ -602,8 +501,7 @@ def sweep_stalled_runs(*, older_than: float | None = None) -> list[int]:
                 continue
             now = timezone.now()
             tail = LogTail(run.log_tail)
-            attempts = _close_open_attempts(run, LOST)
-            run.details = {**run.details, "attempts": attempts}
+            run.lifecycle = _with_lost_attempts_closed(run).to_dict()
             run.worker = ""
             if run.status in Run.EVALUATION_STATUSES and run.attempts >= settings.RUN_MAX_ATTEMPTS:
                 run.status = Run.Status.FAILED
@@ -622,7 +520,8 @@ def sweep_stalled_runs(*, older_than: float | None = None) -> list[int]:
             run.log_tail = tail.text()
             run.save()
             if run.status == Run.Status.QUEUED:
-                run.enqueue()
+                # The outbox marks it in this transaction and sends its task after the commit.
+                announce_run_queued(Run, run.pk)
     if requeued:
         logger.info("Re-queued stalled runs %s", requeued)
     return requeued

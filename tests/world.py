@@ -78,10 +78,13 @@ def _plant_run_records(
     run.stage_detail = "language 1 of 5"
     run.details = {
         **run.details,
-        "attempts": [{"number": 1, "worker": PLANTED_TOKEN, "batch_size": 8, "outcome": "done"}],
-        "submission": {"commit": "c" * 40, "display_name": "", "folder": PLANTED_MODEL_PATH},
         "ranks": [{"task": "t1", "source": "hin", "target": None, "path": ranks_path}],
         "skipped_files": [f"{PLANTED_SERVER_DIR}/published/bad.json: not JSON"],
+    }
+    run.lifecycle = {
+        **run.lifecycle,
+        "attempts": [{"number": 1, "worker": PLANTED_TOKEN, "batch_size": 8, "outcome": "done"}],
+        "submission": {"commit": "c" * 40, "display_name": "", "folder": PLANTED_MODEL_PATH},
         "preflight": {"host": PLANTED_HOST, "pid": int(PLANTED_PID)},
     }
     run.manifest = {

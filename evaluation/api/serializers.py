@@ -5,7 +5,6 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from evaluation.engine.languages import TARGET_CODES
-from evaluation.engine.results import Details
 from evaluation.models import Dataset, Run, Score
 from evaluation.preflight import InvalidModelReference, validate_reference
 from evaluation.redaction import public_log
@@ -85,7 +84,7 @@ class SubmissionDetailSerializer(RunStatusSerializer):
         fields = [*RunStatusSerializer.Meta.fields, "note", "manifest", "tokenizer_coverage", "scores"]
 
     def get_tokenizer_coverage(self, run: Run) -> dict:
-        return Details.from_dict(run.details).tokenizer_coverage
+        return run.tokenizer_coverage
 
     def get_scores(self, run: Run) -> list[dict]:
         if run.status != Run.Status.DONE:

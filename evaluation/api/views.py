@@ -10,9 +10,10 @@ from rest_framework.permissions import IsAdminUser, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from evaluation import outbox
 from evaluation.api.serializers import RunStatusSerializer, SubmissionCreateSerializer, SubmissionDetailSerializer
 from evaluation.models import Run
-from evaluation.outbox import BrokerUnavailable
+from evaluation.outbox import BrokerUnavailable, SendResult
 from evaluation.ratelimits import check_submission_rate
 from evaluation.submissions import SubmissionRefused, submit
 
@@ -106,7 +107,7 @@ class SubmissionViewSet(
         except SubmissionRefused as refusal:
             return refusal_response(refusal)
         except BrokerUnavailable as pending:
-            return queue_unavailable_response(pending.args[0])
+            return queue_unavailable_response(pending.run)
         data = SubmissionDetailSerializer(run, context={"request": request}).data
         return Response(data, status=status.HTTP_201_CREATED, headers={"Location": data["url"]})
 
@@ -123,15 +124,15 @@ class SubmissionViewSet(
     def requeue(self, request: Request, pk: str | None = None) -> Response:
         run = self.get_object()
         try:
-            requeued = run.requeue()
+            sent = outbox.requeue(run)
         except IntegrityError:
             return Response(
                 {"detail": "Another live run of this model commit exists."}, status=status.HTTP_409_CONFLICT
             )
-        if not requeued:
+        if sent is None:
             return Response(
                 {"detail": "Only failed or cancelled runs can be re-queued."}, status=status.HTTP_409_CONFLICT
             )
-        if getattr(run, "publish_failed", False):
+        if sent is SendResult.DEFERRED:
             return queue_unavailable_response(run)
         return Response(RunStatusSerializer(run, context={"request": request}).data)

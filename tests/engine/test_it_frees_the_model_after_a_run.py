@@ -73,7 +73,7 @@ def test_the_worker_frees_the_model_of_a_cancelled_run(tiny_model, settings, tmp
         dataset=dataset,
         status=Run.Status.QUEUED,
         tasks=["t1"],
-        details={"preflight": {"passed": True}},
+        lifecycle={"preflight": {"passed": True}},
     )
 
     def cancel_when_scoring(stage, fraction, detail):

@@ -31,7 +31,7 @@ def test_it_pins_the_default_branch_to_its_commit(researcher_client, dataset, fa
     run = Run.objects.get()
     assert run.resolved_commit == repo.commit and run.revision == ""
     assert not run.model.is_local and run.model.license == "mit"
-    assert run.details["submission"]["weight_files"] == ["model.safetensors"]
+    assert run.lifecycle["submission"]["weight_files"] == ["model.safetensors"]
 
 
 def test_it_pins_a_named_branch(researcher_client, dataset, fake_hub, tiny_model):

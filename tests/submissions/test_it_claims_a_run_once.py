@@ -21,7 +21,7 @@ def stale_before():
 
 
 def test_it_lets_exactly_one_of_eight_workers_claim_a_waiting_run(dataset):
-    run = make_submitted_run(dataset, make_researcher(), details={"preflight": {"passed": True}})
+    run = make_submitted_run(dataset, make_researcher(), lifecycle={"preflight": {"passed": True}})
     claims = at_once(
         [lambda n=n: Run.objects.claim_for_evaluation(run.pk, f"worker-{n}", stale_before()) for n in range(8)]
     )
@@ -40,7 +40,7 @@ def test_it_lets_exactly_one_worker_take_over_an_abandoned_run(dataset):
         worker="dead-worker",
         attempts=1,
         heartbeat_at=timezone.now() - timedelta(hours=1),
-        details={"preflight": {"passed": True}},
+        lifecycle={"preflight": {"passed": True}},
     )
     claims = at_once(
         [lambda n=n: Run.objects.claim_for_evaluation(run.pk, f"worker-{n}", stale_before()) for n in range(8)]
@@ -58,7 +58,7 @@ def test_it_does_not_take_a_run_from_a_live_worker_or_before_its_checks(dataset)
         status=Run.Status.ENCODING,
         worker="live",
         heartbeat_at=timezone.now(),
-        details={"preflight": {"passed": True}},
+        lifecycle={"preflight": {"passed": True}},
     )
     unchecked = make_submitted_run(dataset, researcher)
     assert Run.objects.claim_for_evaluation(live.pk, "other", stale_before()) is None

@@ -38,7 +38,7 @@ def test_it_evaluates_a_staff_folder_and_serves_its_scores(api, dataset, tiny_mo
     assert seen[0] == "QUEUED" and seen[-1] == "DONE"
     assert set(run.stage_timestamps) >= {"QUEUED", "PREFLIGHT", "DOWNLOADING", "ENCODING", "SCORING", "DONE"}
     assert run.progress == 100 and run.finished_at >= run.started_at and run.attempts == 1
-    assert run.details["attempts"][0]["outcome"] == "done"
+    assert run.lifecycle["attempts"][0]["outcome"] == "done"
     assert run.manifest["texts_total"] == run.manifest["texts_encoded"] > 0
 
     body = api.get(f"/api/submissions/{run_id}/").json()
@@ -81,7 +81,7 @@ def test_it_evaluates_a_researchers_hub_model_at_the_commit_it_checked(dataset, 
     assert run.status == Run.Status.DONE, f"{run.message}\n{run.log_tail}"
     assert run.revision == "main" and run.resolved_commit == repo.commit
     assert run.manifest["model"]["resolved_revision"] == repo.commit
-    assert run.details["preflight"]["parameter_count"] == run.model.parameter_count > 0
+    assert run.lifecycle["preflight"]["parameter_count"] == run.model.parameter_count > 0
     downloads = [request for request in fake_hub.requests if "/resolve/" in request]
     assert downloads and all(f"/resolve/{repo.commit}/" in request for request in downloads)
     assert (tmp_path / "hf-hub-cache" / "models--tiny-org--tiny-encoder").is_dir()

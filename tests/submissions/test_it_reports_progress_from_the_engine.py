@@ -27,7 +27,7 @@ class Clock:
 
 @pytest.fixture
 def claimed(dataset):
-    run = make_submitted_run(dataset, make_researcher(), details={"preflight": {"passed": True}})
+    run = make_submitted_run(dataset, make_researcher(), lifecycle={"preflight": {"passed": True}})
     claimed = Run.objects.claim_for_evaluation(run.pk, "worker-a", timezone.now() - timedelta(minutes=15))
     assert claimed is not None and claimed.status == Run.Status.DOWNLOADING and claimed.attempts == 1
     return claimed

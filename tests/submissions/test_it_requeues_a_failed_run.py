@@ -26,7 +26,7 @@ def test_it_requeues_a_failed_run_and_sends_its_preflight_task(client, dataset, 
         failure_category=Run.FailureCategory.OURS,
         message="worker lost",
         attempts=4,
-        details={"preflight": {"passed": True}, "attempts": [{"number": 1, "outcome": "lost"}]},
+        lifecycle={"preflight": {"passed": True}, "attempts": [{"number": 1, "outcome": "lost"}]},
     )
     client.force_login(make_admin())
     with django_capture_on_commit_callbacks(execute=True):
@@ -34,8 +34,8 @@ def test_it_requeues_a_failed_run_and_sends_its_preflight_task(client, dataset, 
     run.refresh_from_db()
     assert "The run is back in the queue." in response.content.decode()
     assert run.status == Run.Status.QUEUED and run.failure_category == "" and run.message == ""
-    assert run.attempts == 0 and "preflight" not in run.details
-    assert run.details["attempts"] == [{"number": 1, "outcome": "lost"}]  # History is kept.
+    assert run.attempts == 0 and "preflight" not in run.lifecycle
+    assert run.lifecycle["attempts"] == [{"number": 1, "outcome": "lost"}]  # History is kept.
     assert drain_queue("preflight") == [("evaluation.preflight_run", [run.pk])]
 
 

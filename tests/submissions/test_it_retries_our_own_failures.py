@@ -30,7 +30,7 @@ def test_it_puts_the_run_back_in_the_queue_and_asks_for_a_retry(checked_hub_run,
     run = Run.objects.get(pk=checked_hub_run.pk)
     assert run.status == Run.Status.QUEUED and run.worker == "" and run.attempts == 1
     assert run.message.startswith("Retrying after HubUnreachableError")
-    assert run.details["attempts"][0]["outcome"] == "retry"
+    assert run.lifecycle["attempts"][0]["outcome"] == "retry"
     assert run.failure_category == ""
 
 
@@ -41,5 +41,5 @@ def test_it_retries_through_celery_until_the_attempts_run_out(checked_hub_run, s
     run = Run.objects.get(pk=checked_hub_run.pk)
     assert run.status == Run.Status.FAILED and run.failure_category == Run.FailureCategory.OURS
     assert run.attempts == 3
-    assert [attempt["outcome"] for attempt in run.details["attempts"]] == ["retry", "retry", "failed"]
+    assert [attempt["outcome"] for attempt in run.lifecycle["attempts"]] == ["retry", "retry", "failed"]
     assert run.message.startswith("The evaluation failed 3 times; last: HubUnreachableError")

@@ -29,8 +29,8 @@ def test_it_checks_a_local_model_and_chains_its_evaluation(dataset, tiny_model, 
     assert run.status == Run.Status.QUEUED and run.progress == 5.0 and run.worker == ""
     assert run.stage_detail == "pre-flight checks passed; waiting for an evaluation worker"
     assert "PREFLIGHT" in run.stage_timestamps and run.started_at is not None
-    assert run.details["preflight"]["passed"] is True
-    assert run.details["preflight"]["commit"] == run.resolved_commit
+    assert run.lifecycle["preflight"]["passed"] is True
+    assert run.lifecycle["preflight"]["commit"] == run.resolved_commit
     assert "Pre-flight checks passed" in run.log_tail
     assert drain_queue("gpu") == [("evaluation.evaluate_run", [run.pk])]
 
@@ -39,7 +39,7 @@ def test_it_measures_tokenizer_coverage_per_script(dataset, tiny_model):
     run = submitted(make_admin(), str(tiny_model))
     run_preflight(run.pk)
     run.refresh_from_db()
-    coverage = run.details["tokenizer_coverage"]
+    coverage = run.tokenizer_coverage
     assert set(coverage) == {"Latn", "Deva", "Beng", "Arab", "Taml"}
     assert coverage["Deva"]["languages"] == ["hin", "mar"] and coverage["Arab"]["languages"] == ["urd"]
     # The tiny vocabulary holds English words, Latin and Devanagari letters, and nothing of the others.
@@ -50,7 +50,7 @@ def test_it_measures_tokenizer_coverage_per_script(dataset, tiny_model):
     # Words outside the small vocabulary are spelled out letter by letter.
     assert coverage["Deva"]["tokens_per_word"] > 1 and coverage["Latn"]["tokens_per_word"] > 1
     assert coverage["Deva"]["texts"] == 12  # The first three items of two languages, persona and instruction.
-    assert run.details["preflight"]["tokenizer_coverage"] == coverage
+    assert run.lifecycle["preflight"]["tokenizer_coverage"] == coverage
 
 
 def test_it_does_nothing_for_a_run_that_is_not_waiting(dataset, tiny_model):
@@ -79,9 +79,9 @@ def test_it_checks_a_hub_model_from_configs_and_weight_headers(dataset, tiny_mod
     run.refresh_from_db()
     with safe_open(str(tiny_model / "model.safetensors"), "np") as weights:
         counted = sum(weights.get_tensor(name).size for name in weights.keys())  # noqa: SIM118
-    assert run.details["preflight"]["parameter_count"] == counted
+    assert run.lifecycle["preflight"]["parameter_count"] == counted
     assert run.model.parameter_count == counted
-    assert set(run.details["tokenizer_coverage"]) == {"Latn", "Deva", "Beng", "Arab", "Taml"}
+    assert set(run.tokenizer_coverage) == {"Latn", "Deva", "Beng", "Arab", "Taml"}
     fetched = [request for request in fake_hub.requests if f"/resolve/{repo.commit}/" in request]
     assert any(request.endswith("/config.json") for request in fetched)
     assert any(request.endswith("/model.safetensors") for request in fetched)  # The header only (a range).
@@ -95,7 +95,7 @@ def test_it_retries_when_the_hub_is_away_then_gives_up(dataset, tiny_model, fake
     with pytest.raises(RetryLater, match="Cannot reach the Hugging Face Hub"):
         run_preflight(run.pk)
     run.refresh_from_db()
-    assert run.status == Run.Status.QUEUED and run.details["preflight_tries"] == 1
+    assert run.status == Run.Status.QUEUED and run.lifecycle["preflight_tries"] == 1
     assert run.message.startswith("Retrying the pre-flight checks: Cannot reach the Hugging Face Hub")
     run_preflight(run.pk)
     run.refresh_from_db()

@@ -84,9 +84,9 @@ def test_it_shows_tokenizer_coverage_and_attempts(client, dataset):
         "tokenizer_coverage": {
             "Deva": {"languages": ["hin", "mar"], "texts": 12, "tokens_per_word": 2.456, "unk_rate": 0.0123},
         },
-        "attempts": [{"number": 1, "worker": "w1", "batch_size": 32, "outcome": "lost"}],
     }
-    run = make_submitted_run(dataset, researcher, status=Run.Status.ENCODING, details=details)
+    lifecycle = {"attempts": [{"number": 1, "worker": "w1", "batch_size": 32, "outcome": "lost"}]}
+    run = make_submitted_run(dataset, researcher, status=Run.Status.ENCODING, details=details, lifecycle=lifecycle)
     client.force_login(researcher)
     page = client.get(page_url(run)).content.decode()
     assert "<td>Deva</td><td>hin, mar</td><td>12</td><td>2.46</td><td>1.2%</td>" in page

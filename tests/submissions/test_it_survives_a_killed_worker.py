@@ -58,7 +58,7 @@ def test_it_finishes_a_run_after_its_worker_is_killed(tiny_model):
         done = wait_for_run(run.pk, is_over, timeout=600)
     assert done.status == Run.Status.DONE, f"{done.message}\n{done.log_tail}"
     assert done.attempts == 2
-    lost, finished = done.details["attempts"]
+    lost, finished = done.lifecycle["attempts"]
     assert lost["outcome"] == "lost" and finished["outcome"] == "done"
     assert lost["last_progress"] >= 29 and lost["last_detail"].startswith("language")
     assert lost["worker"] != finished["worker"]

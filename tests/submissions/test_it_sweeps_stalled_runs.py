@@ -39,7 +39,7 @@ def silent_evaluation(dataset, researcher) -> Run:
         attempts=1,
         progress=40.0,
         stage_detail="language 3 of 6 (hin): 20 of 300 texts",
-        details={"preflight": {"passed": True}, "attempts": [{"number": 1, "worker": "w1"}]},
+        lifecycle={"preflight": {"passed": True}, "attempts": [{"number": 1, "worker": "w1"}]},
     )
 
 
@@ -54,7 +54,7 @@ def test_it_requeues_a_silent_evaluation_and_sends_it_again(
     silent.refresh_from_db()
     assert silent.status == Run.Status.QUEUED and silent.worker == ""
     assert silent.stage_detail == "re-queued after its worker stopped responding"
-    lost = silent.details["attempts"][0]
+    lost = silent.lifecycle["attempts"][0]
     assert lost["outcome"] == "lost" and lost["worker"] == "w1" and lost["last_progress"] == 40.0
     assert lost["last_detail"] == "language 3 of 6 (hin): 20 of 300 texts"
     assert "No heartbeat from the worker since" in silent.log_tail
