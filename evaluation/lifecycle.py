@@ -141,6 +141,8 @@ class RunLifecycle:
     preflight_tries: int = 0
     # The batch size an out-of-memory retry halved to; None: the one asked for, or automatic.
     batch_size: int | None = None
+    # The older-engine run this one re-evaluates ({"run": id, "engine_version": "…"}); None for others.
+    requeued_from: dict[str, Any] | None = None
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> RunLifecycle:
@@ -148,12 +150,14 @@ class RunLifecycle:
         submission = data.get("submission")
         preflight = data.get("preflight")
         batch_size = data.get("batch_size")
+        requeued_from = data.get("requeued_from")
         return cls(
             submission=dict(submission) if isinstance(submission, Mapping) else {},
             preflight=dict(preflight) if isinstance(preflight, Mapping) else None,
             attempts=tuple(Attempt.from_dict(a) for a in data.get("attempts") or () if isinstance(a, Mapping)),
             preflight_tries=int(data.get("preflight_tries") or 0),
             batch_size=int(batch_size) if batch_size else None,
+            requeued_from=dict(requeued_from) if isinstance(requeued_from, Mapping) else None,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -168,6 +172,8 @@ class RunLifecycle:
             data["preflight_tries"] = self.preflight_tries
         if self.batch_size is not None:
             data["batch_size"] = self.batch_size
+        if self.requeued_from is not None:
+            data["requeued_from"] = dict(self.requeued_from)
         return data
 
     @property

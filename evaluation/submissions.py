@@ -200,7 +200,6 @@ def _record_run(
     user,
     revision: str = "",
     note: str = "",
-    details: dict | None = None,
     lifecycle: RunLifecycle | None = None,
     notify_by_email: bool = False,
     tasks: list[str] | None = None,
@@ -229,7 +228,6 @@ def _record_run(
         languages=list(languages or []),
         created_at=now,
         stage_timestamps={Run.Status.QUEUED: now.isoformat()},
-        details=details or {},
         lifecycle=(lifecycle or RunLifecycle()).to_dict(),
     )
     return run, outbox.mark(run)
@@ -259,7 +257,7 @@ def requeue_on_current_engine(user, old: Run) -> Run:
                 user=user,
                 revision=old.revision or old.resolved_commit,
                 note=f"Re-queued from run {old.pk} (engine {old.engine_version}) on engine {engine_version}.",
-                details={"requeued_from": {"run": old.pk, "engine_version": old.engine_version}},
+                lifecycle=RunLifecycle(requeued_from={"run": old.pk, "engine_version": old.engine_version}),
                 tasks=old.tasks,
                 languages=old.languages,
             )

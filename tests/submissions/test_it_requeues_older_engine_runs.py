@@ -75,7 +75,8 @@ def test_staff_requeue_brings_it_to_the_current_engine_through_the_submission_pa
     new = Run.objects.exclude(pk__in=[current.pk, old.pk]).get()
     assert new.status == Run.Status.QUEUED and new.engine_version == ENGINE_VERSION
     assert (new.model, new.resolved_commit, new.dataset) == (old.model, old.resolved_commit, old.dataset)
-    assert new.details["requeued_from"] == {"run": old.pk, "engine_version": OLDER}
+    assert new.life.requeued_from == {"run": old.pk, "engine_version": OLDER}
+    assert "requeued_from" not in new.details  # the engine's results are the only writer of details
     # The outbox sent its pre-flight task once the transaction committed.
     assert drain_queue("preflight") == [("evaluation.preflight_run", [new.pk])]
     new.refresh_from_db()
