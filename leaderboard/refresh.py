@@ -21,6 +21,7 @@ from evaluation.models import Run
 from leaderboard.api.views import leaderboard_body, leaderboard_key
 from leaderboard.cache import build_then_bump, bump_generation, store_rebuilt
 from leaderboard.pages import overview as overview_pages
+from leaderboard.pages import tasks as task_pages
 from leaderboard.pages.selection import Page
 from leaderboard.responses import canonical_params, page_keys, page_payload
 from leaderboard.standing import version_query
@@ -61,9 +62,6 @@ def build_most_visited(dataset_id: int) -> list[str]:
 
     Returns the pages built, as `name?query`.
     """
-    # The task pages' names and templates are the views' own, so the keys are those a visitor's request makes.
-    from leaderboard.views import TASK_PAGES
-
     version = QueryDict(version_query(dataset_id))
     default = _store_page("overview", OVERVIEW_TEMPLATE, overview_pages.overview_page, QueryDict())
     _store_page("overview", OVERVIEW_TEMPLATE, overview_pages.overview_page, version)
@@ -74,12 +72,13 @@ def build_most_visited(dataset_id: int) -> list[str]:
         # Visitors of the default version reach its task pages without a version in the address.
         task_queries.append(QueryDict())
     for task, spec in TASKS.items():
-        if spec.kind not in TASK_PAGES:
+        page = task_pages.task_page_of(spec)
+        if page is None:
             continue
-        name, template, build = TASK_PAGES[spec.kind]
+        name, template, build = page
         for params in task_queries:
-            _store_page(name.format(task), template, lambda params, build=build, task=task: build(params, task), params)
-            built.append(f"{name.format(task)}?{params.urlencode()}")
+            _store_page(name, template, lambda params, build=build, task=task: build(params, task), params)
+            built.append(f"{name}?{params.urlencode()}")
     cache.set(leaderboard_key(""), leaderboard_body(QueryDict()), settings.PUBLIC_PAGE_CACHE_SECONDS)
     built.append("api-leaderboard?")
     return built

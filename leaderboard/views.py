@@ -37,20 +37,14 @@ def overview(request: HttpRequest) -> HttpResponse:
 
 
 # A task's page is chosen by its kind in the registry; tasks of other kinds have no page (404).
-# The page name (cache key and CSV file name) keeps the form each kind of page has always had.
-TASK_PAGES = {
-    "retrieval": ("task-{}", "leaderboard/task.html", task_pages.task_page),
-    "classification": ("{}", "leaderboard/classification.html", task_pages.classification_page),
-}
-
-
 @require_GET
 def task_detail(request: HttpRequest, task: str) -> HttpResponse:
     spec = TASKS.get(task)
-    if spec is None or spec.kind not in TASK_PAGES:
+    page = task_pages.task_page_of(spec) if spec is not None else None
+    if page is None:
         raise Http404("Unknown task")
-    name, template, build = TASK_PAGES[spec.kind]
-    return public_page(request, name.format(task), template, lambda: build(request.GET, task))
+    name, template, build = page
+    return public_page(request, name, template, lambda: build(request.GET, task))
 
 
 @require_GET

@@ -4,6 +4,8 @@ per-language tables, reliability diagrams and the published T4 files beside the 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.http import Http404, QueryDict
 
 from evaluation.engine.languages import BY_CODE
@@ -283,3 +285,21 @@ def published_t4_rows(runs: list[Run]) -> list[dict]:
                 )
         rows.append({"run": run, "file": blocks[chosen].get("file", chosen), "files": len(blocks), "figures": figures})
     return rows
+
+
+# A task's page by the kind of task: the page's cache name (formatted with the task id), its template
+# and the name of its builder here. The views and the pages built ahead (leaderboard.refresh) both
+# read it, so that a page built ahead lies under the key a visitor's request makes.
+TASK_PAGES: dict[str, tuple[str, str, str]] = {
+    "retrieval": ("task-{}", "leaderboard/task.html", "task_page"),
+    "classification": ("{}", "leaderboard/classification.html", "classification_page"),
+}
+
+
+def task_page_of(spec: TaskSpec) -> tuple[str, str, Callable[[QueryDict, str], Page]] | None:
+    """The cache name, template and builder of a task's page; None for a task without a page."""
+    if spec.kind not in TASK_PAGES:
+        return None
+    name, template, builder = TASK_PAGES[spec.kind]
+    # Looked up when called: the builder is this module's function as it stands now.
+    return name.format(spec.id), template, globals()[builder]
