@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET
 
 from evaluation.engine.registry import TASKS
 from evaluation.models import Run
-from leaderboard import downloads, errors
+from leaderboard import downloads, errors, paired_errors
 from leaderboard.cache import generation_key
 from leaderboard.diagnostics import diagnostics_page
 from leaderboard.pages import compare as compare_pages
@@ -184,7 +184,7 @@ def compare_errors(request: HttpRequest) -> HttpResponse:
     params = request.GET
     visible = Run.objects.visible_to(request.user).select_related("model", "dataset")
 
-    def build() -> errors.PairedErrors:
+    def build() -> paired_errors.PairedErrors:
         runs = []
         for name in ("a", "b"):
             value = params.get(name) or ""
@@ -194,6 +194,6 @@ def compare_errors(request: HttpRequest) -> HttpResponse:
                 raise errors.ErrorsUnavailable(f"There is no run {name.upper()} to compare.")
             runs.append(run)
         key = errors.UnitKey.parse(params.get("task"), params.get("language"), params.get("target"))
-        return errors.paired_errors(runs[0], runs[1], key)
+        return paired_errors.paired_errors(runs[0], runs[1], key)
 
     return _error_page(request, build, "leaderboard/compare_errors.html")
