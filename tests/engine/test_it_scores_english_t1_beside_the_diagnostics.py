@@ -15,6 +15,9 @@ from evaluation.engine.runner import evaluate
 from tests.fakes.models import minilm_path
 from tests.validation import validation_rows, validation_triples
 
+# Real MiniLM weights: the slow tier (README, "The tests come in tiers").
+pytestmark = pytest.mark.slow
+
 LANGUAGES = ("Hindi", "Tamil")
 
 
