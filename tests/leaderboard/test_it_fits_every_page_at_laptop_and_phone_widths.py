@@ -18,6 +18,7 @@ from tests.annotation.helpers import make_annotator, make_campaign
 from tests.browser import save_screenshot
 from tests.data import VALIDATION_DIR
 from tests.layout import LAPTOP, PHONE, elements_past_the_edge, overflowing_tables, page_width
+from tests.leaderboard.demo_runs import demo_reruns
 from tests.leaderboard.figures import assert_figures_drawn
 from tests.people import PASSWORD, make_researcher
 
@@ -44,7 +45,13 @@ def site(published, validation_with_bins):
             for index, code in enumerate(("hin", "mar", "ben", "tam", "urd"))
             for metric, value in diagnostics.items()
         )
+    # The demo sample re-run with the lexical baselines, for the pages that read per-query rank files
+    # (the validation version above has baseline runs of the same names, without them).
+    demo_reruns()
+    demo = Run.objects.filter(dataset__name="nirdesha-demo")
     return {
+        "bm25": demo.get(model__name="bm25"),
+        "tfidf": demo.get(model__name="tfidf-char"),
         "bge": Run.objects.get(model__name="BAAI/bge-m3"),
         "alpha": Run.objects.get(model__name="org/alpha"),
         "validation": validation_with_bins,
@@ -64,6 +71,12 @@ def public_pages(site) -> list[tuple[str, str]]:
         ("run", f"/results/{site['alpha'].pk}/"),
         ("run-live", f"/evaluation/runs/{site['alpha'].pk}/"),
         ("run-published", f"/results/{site['bge'].pk}/"),
+        ("errors", f"/results/{site['bm25'].pk}/errors/?task=t1&language=urd"),
+        ("errors-pair", f"/results/{site['bm25'].pk}/errors/?task=t2&language=hin&target=urd"),
+        (
+            "compare-errors",
+            f"/compare/errors/?a={site['bm25'].pk}&b={site['tfidf'].pk}&task=t3&language=urd",
+        ),
         ("datasets", "/datasets/"),
         ("dataset", f"/datasets/{validation}/"),
         ("agreement", "/annotate/agreement/"),
