@@ -20,7 +20,7 @@ from __future__ import annotations
 import enum
 import logging
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
@@ -56,6 +56,7 @@ class Sending:
     """The handle `mark` returns: its result is filled in by the send that follows the commit."""
 
     run_id: int
+    marked_at: datetime
     result: SendResult = SendResult.AFTER_COMMIT
 
 
@@ -82,13 +83,17 @@ def mark(run: Run) -> Sending:
     Outside a transaction the mark commits at once and the task is sent before this returns, so the
     handle's result is already SENT or DEFERRED.
     """
-    now = timezone.now()
-    sending = Sending(run.pk)
+    sending = _mark_id(run.pk)
+    run.enqueue_pending_since = sending.marked_at
+    return sending
+
+
+def _mark_id(run_id: int) -> Sending:
+    sending = Sending(run_id, timezone.now())
     with transaction.atomic():
-        Run.objects.filter(pk=run.pk).update(enqueue_pending_since=now)
+        Run.objects.filter(pk=run_id).update(enqueue_pending_since=sending.marked_at)
         # robust: a failing send must never undo or break the commit that recorded the run.
         transaction.on_commit(partial(_send_after_commit, sending), robust=True)
-    run.enqueue_pending_since = now
     return sending
 
 
@@ -98,7 +103,7 @@ def _send_after_commit(sending: Sending) -> None:
 
 def enqueue(run_id: int) -> SendResult:
     """Mark a run for sending and publish it (outside a request, e.g. after its checks pass)."""
-    return mark(Run(pk=run_id)).result
+    return _mark_id(run_id).result
 
 
 def requeue(run: Run) -> SendResult | None:
