@@ -23,7 +23,7 @@ evaluation/engine/results.py, are the one reader and writer of run.details / run
                       query_item_ids, ranks, top_item_ids (top 3), gold_scores, lengths, ... in the
                       layout of evaluation/rank_storage.py (read them with its read_arrays);
                   skipped_tasks = {task: reason}.
-Keys of run.details written by others (e.g. attempt history) are preserved.
+run.details is the engine's alone (attempts, pre-flight facts and the submission live in Run.lifecycle).
 """
 
 from __future__ import annotations
@@ -128,9 +128,9 @@ def _write_results(run: Run, result: RunResult) -> None:
             ],
             batch_size=2000,
         )
-        # Keys written by others (attempt history, pre-flight tokenizer checks) are kept; the engine's
-        # own keys are replaced by this execution's.
-        details = {**(locked.details or {}), **result.details.to_dict()}
+        # run.details has one writer, the engine, through its type: this execution's details replace
+        # whatever an earlier attempt wrote. (Attempts and pre-flight facts live in Run.lifecycle.)
+        details = result.details.to_dict()
         manifest = result.manifest.to_dict()
         Run.objects.filter(pk=run.pk).update(
             manifest=manifest,

@@ -84,3 +84,11 @@ def _no_files_of_earlier_ids(request):
     from django.conf import settings
 
     shutil.rmtree(settings.MEDIA_ROOT, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def minilm_cache(tmp_path_factory):
+    """An embedding cache holding all-MiniLM-L6-v2's embeddings of the validation sample (tests/minilm_cache.py)."""
+    from tests.minilm_cache import encode_validation_sample
+
+    return encode_validation_sample(tmp_path_factory.mktemp("minilm-cache"))

@@ -155,16 +155,26 @@ BFLOAT16_FAMILIES = frozenset({"gemma", "gemma2", "gemma3", "gemma3_text", "llam
 T5_FAMILY = re.compile(r"(?:u?m)?t5(?:gemma)?")
 
 
+# The precision CPUs encode in (see encoding_precision).
+CPU_PRECISION = "float64"
+
+
 def encoding_precision(device: str, *, model_type: str | None, config_dtype: str | None, bf16_supported: bool) -> str:
     """The precision a model is encoded in: the precision policy of the engine.
 
-    CPUs encode in float32 (their figures are the recorded ones). Accelerators encode in float16, twice
-    the float32 throughput, except for models that are bfloat16-native (their config says so) or of a
-    family that overflows in float16: those get bfloat16 where the device supports it and float32
-    where it does not, never float16. Every batch is checked for finite values anyway (pipeline.py).
+    CPUs encode in float64 and round each normalised embedding to float32 once, at the end (see
+    `l2_normalise`). A float32 forward pass gives different last bits on different processors (the
+    BLAS and ATen kernels for AVX2 and AVX-512 sum in different orders: about 2e-7 apart on
+    all-MiniLM-L6-v2), and a score within that noise of a rank's tie edge then ranks differently. In
+    float64 the kernels differ by about 1e-16, far inside one float32 rounding step, so the rounded
+    embeddings, hence every score, rank and figure, are the same on every processor; it costs about
+    1.6 times the float32 forward pass on a CPU. Accelerators encode in float16, twice the float32
+    throughput, except for models that are bfloat16-native (their config says so) or of a family that
+    overflows in float16: those get bfloat16 where the device supports it and float32 where it does
+    not, never float16. Every batch is checked for finite values anyway (pipeline.py).
     """
     if not device.startswith("cuda"):
-        return "float32"
+        return CPU_PRECISION
     native = str(config_dtype or "").replace("torch.", "")
     family = model_type or ""
     if native == "bfloat16" or family in BFLOAT16_FAMILIES or T5_FAMILY.fullmatch(family):
@@ -282,8 +292,9 @@ class SentenceTransformerEncoder:
                 bf16_supported=bf16,
             )
         if precision != "float32":
-            # Reduced precision on accelerators (see encoding_precision); the embeddings are
-            # normalised in float32 afterwards, and every batch is checked for finite values.
+            # float64 on CPUs, reduced precision on accelerators (see encoding_precision); the
+            # embeddings are normalised afterwards (l2_normalise), and every batch is checked for
+            # finite values.
             model.to(getattr(torch, precision))
         automatic = 1024 if device.startswith("cuda") else 32
         encoder = cls(
@@ -386,7 +397,8 @@ class SentenceTransformerEncoder:
                 self.batch_size //= 2
                 self.halvings += 1
                 logger.warning("Out of memory while encoding; batch size halved to %d", self.batch_size)
-        vectors = np.asarray(vectors, dtype=np.float32)
+        # float64 models keep their float64 output until it is normalised; the rest is float32.
+        vectors = np.asarray(vectors, dtype=np.float64 if self.dtype == "float64" else np.float32)
         check_finite(vectors, self.dtype, np.arange(len(texts)))
         return l2_normalise(vectors)
 
@@ -420,5 +432,11 @@ def _model_config(model: object) -> object | None:
 
 
 def l2_normalise(vectors: np.ndarray) -> np.ndarray:
+    """float32 unit rows of `vectors`, computed in the vectors' own precision and rounded once.
+
+    float64 vectors (a CPU's) are normalised in float64: their norm, like the forward pass, then
+    differs between processors by about 1e-16 and the one rounding to float32 gives the same bits
+    on all of them.
+    """
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return (vectors / np.where(norms > 0, norms, 1.0)).astype(np.float32, copy=False)

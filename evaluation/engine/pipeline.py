@@ -24,11 +24,12 @@ grouped differently, so they equal `encode`'s to float rounding (tested to 1e-5 
 
 Two batch plans:
   * "tokens" (accelerators): the token-budgeted batches above;
-  * "fixed" (CPU float32): groups of `group_size` texts in the caller's order, each cut exactly as
-    sentence-transformers' `encode` cuts a list (descending length, `max_rows` texts per batch). The
-    tensors are then bit for bit those of the engine before this pipeline, so every published CPU
-    figure stays identical: the T4 classifier amplifies even 1e-7 changes of the embeddings into
-    1e-3 changes of its metrics. Tokenisation still runs ahead on the producer thread.
+  * "fixed" (CPUs): groups of `group_size` texts in the caller's order, each cut exactly as
+    sentence-transformers' `encode` cuts a list (descending length, `max_rows` texts per batch), so
+    that the tensors, and the embeddings, are bit for bit those of `encode`. CPUs encode in float64
+    (encoders.encoding_precision), where the batch shapes move an embedding by about 1e-16, far
+    inside its final rounding to float32; the plan keeps the pipeline checkable against `encode`
+    exactly. Tokenisation still runs ahead on the producer thread.
 """
 
 from __future__ import annotations
@@ -75,6 +76,10 @@ def automatic_token_budget(model: SentenceModel, device: str) -> int:
     return GPU_TOKEN_BUDGET
 
 
+# Precisions in which a non-finite embedding is the model's own fault, not an overflow of ours.
+FULL_PRECISIONS = frozenset({"float32", "float64"})
+
+
 def check_finite(vectors: np.ndarray, precision: str, rows: np.ndarray) -> None:
     """Fail clearly when a batch of embeddings holds NaN or infinity (whose fault depends on the precision)."""
     finite = np.isfinite(vectors).all(axis=1)
@@ -82,10 +87,10 @@ def check_finite(vectors: np.ndarray, precision: str, rows: np.ndarray) -> None:
         return
     bad = int((~finite).sum())
     first = int(np.asarray(rows)[~finite][0])
-    if precision == "float32":
+    if precision in FULL_PRECISIONS:
         raise NonFiniteEmbeddingError(
             f"The model produced non-finite embeddings (NaN or infinity) for {bad} texts of a batch "
-            f"(text {first} among them) in float32; its scores would be meaningless."
+            f"(text {first} among them) in {precision}; its scores would be meaningless."
         )
     raise ReducedPrecisionOverflow(
         f"The model overflowed in {precision} on this device: {bad} texts of a batch (text {first} among "
@@ -277,8 +282,9 @@ class PipelineEncoder:
             key: value.to(self.device, non_blocking=True) if isinstance(value, torch.Tensor) else value
             for key, value in features.items()
         }
-        embedding: torch.Tensor = self.model(on_device)["sentence_embedding"].float()
-        return embedding
+        embedding: torch.Tensor = self.model(on_device)["sentence_embedding"]
+        # float64 (a CPU's precision) is kept until the embeddings are normalised; the rest is float32.
+        return embedding if embedding.dtype == torch.float64 else embedding.float()
 
     def _shrink(self) -> None:
         if self.max_rows <= 1 and self.token_budget <= 1:
@@ -313,7 +319,8 @@ class PipelineEncoder:
         return self._encode_batch(features)
 
     def encode(self, texts: list[str], on_batch: Callable[[np.ndarray, np.ndarray], None] | None = None) -> np.ndarray:
-        """float32 sentence embeddings of `texts` (not normalised), in order; on_batch(rows, vectors) per batch."""
+        """Sentence embeddings of `texts` (not normalised; float64 from a float64 model, else float32), in
+        order; on_batch(rows, vectors) per batch."""
         result: np.ndarray | None = None
         batches = TokenisedBatches(
             self.model,
@@ -336,7 +343,7 @@ class PipelineEncoder:
             vectors = host.numpy()
             check_finite(vectors, self.precision, positions)
             if result is None:
-                result = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
+                result = np.empty((len(texts), vectors.shape[1]), dtype=vectors.dtype)
             result[positions] = vectors
             if on_batch is not None:
                 on_batch(positions, vectors)

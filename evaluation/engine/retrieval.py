@@ -18,7 +18,12 @@ Why a tolerance: float32 scores computed by different kernels (AVX2 or AVX-512, 
 another block size) differ in their last bits, and without τ such noise flips every near-exact tie
 (duplicate documents, a model that maps texts to the same vector). With τ, noise of a few ulps moves
 no rank unless a document lies within that noise of the edge gold − τ, which real scores almost
-never do, and the same ranks come out on every processor and device.
+never do. Almost is not never: on the tiny random test model, whose scores crowd together, one
+document of the validation sample lay within float32 noise of its edge, and its rank differed
+between an AVX-512 and an AVX2 processor. CPUs therefore encode in float64 (encoders.py) and score
+in float64 (`default_score_precision`), where kernels differ by about 1e-16: the embeddings round to
+the same float32 values everywhere, the scores agree far below anything τ is compared with, and the
+same ranks come out on every processor.
 
 Memory is bounded by processing queries in blocks sized so that one block of scores (plus the
 boolean comparison masks derived from it) fits in `memory_budget` bytes; nothing of size
@@ -85,7 +90,7 @@ class BlockScorer(ABC):
     device: torch.device = torch.device("cpu")
     # Largest possible |block score − float32 score|; 0 when block() returns float32 (or float64) scores.
     error_bound: float = 0.0
-    # Bytes of one score of block(): 4 (float32), 8 for the float64 lexical scores.
+    # Bytes of one score of block(): 4 (float32), 8 for float64 scores (a CPU's dense scores, lexical scores).
     score_bytes: int = 4
 
     def exact_pairs(self, query_rows: torch.Tensor, doc_rows: torch.Tensor) -> torch.Tensor:
@@ -154,11 +159,17 @@ def disable_reduced_precision_reductions() -> None:
 
 
 def default_score_precision(device: str | torch.device) -> str:
-    return "float16" if torch.device(device).type == "cuda" else "float32"
+    """float16 on accelerators (re-scored in float32 near each gold); float64 on CPUs.
+
+    A CPU scores the float32 embeddings in float64: each product of two float32 numbers is exact
+    in float64 and the sums differ between kernels by about 1e-16, so a score's place against a
+    tie edge (and the top k) is the same on every processor, as the embeddings are (encoders.py).
+    """
+    return "float16" if torch.device(device).type == "cuda" else "float64"
 
 
 class DenseScorer(BlockScorer):
-    """Inner products of L2-normalised embeddings (cosine similarity).
+    """Inner products of L2-normalised embeddings (cosine similarity), in float64 on a CPU.
 
     precision "float16" or "bfloat16" computes the blocks in that type (accelerators: several times
     the float32 rate) with `error_bound` set, so rank_golds re-scores the uncertain pairs in float32.
@@ -180,7 +191,10 @@ class DenseScorer(BlockScorer):
         self.n_queries, self.n_docs = len(queries), len(docs)
         self.precision = precision or default_score_precision(self.device)
         self.dtype = getattr(torch, self.precision)
-        if self.dtype != torch.float32:
+        if self.dtype == torch.float64:
+            self.queries, self.docs = self.queries.double(), self.docs.double()
+            self.score_bytes = 8
+        elif self.dtype != torch.float32:
             if self.device.type == "cuda":
                 disable_reduced_precision_reductions()
             self.low_queries, self.low_docs = self.queries.to(self.dtype), self.docs.to(self.dtype)
@@ -189,7 +203,7 @@ class DenseScorer(BlockScorer):
             self.error_bound = reduced_precision_bound(self.dtype, dim, norms[0], norms[1])
 
     def block(self, start: int, stop: int) -> torch.Tensor:
-        if self.dtype != torch.float32:
+        if self.error_bound > 0:
             return self.low_queries[start:stop] @ self.low_docs.T
         return self.queries[start:stop] @ self.docs.T
 
@@ -199,7 +213,7 @@ class DenseScorer(BlockScorer):
     def pool_block(self, start: int, stop: int, doc_rows: torch.Tensor, *, exact: bool = False) -> torch.Tensor:
         # Only each query's own documents: a batched product (b, p, d) × (b, d, 1), in slices so that
         # the gathered document vectors take at most ~256 MB.
-        full_precision = exact or self.dtype == torch.float32
+        full_precision = exact or self.error_bound == 0
         queries, docs = (self.queries, self.docs) if full_precision else (self.low_queries, self.low_docs)
         per_row = max(1, doc_rows.shape[1] * max(1, docs.shape[1]))
         step = max(1, (1 << 26) // per_row)
@@ -246,6 +260,28 @@ class SparseScorer(BlockScorer):
     def block(self, start: int, stop: int) -> torch.Tensor:
         scores = (self.queries[start:stop] @ self.terms_by_doc).toarray()
         return torch.from_numpy(scores).to(self.device)
+
+
+def top_k_indices(scores: torch.Tensor, k: int) -> torch.Tensor:
+    """The k best documents of each row by their float32 scores, best first, equal ones in index order.
+
+    `torch.topk` orders equal scores as its kernel happens to meet them, which differs between CPU
+    kernels and devices, and duplicate documents (or texts a model maps to one vector) score alike
+    up to the last bits of their sums, which differ between kernels too. Ordering by the scores
+    rounded to float32 makes such documents exactly equal (a float64 score's kernel noise, ~1e-16,
+    crosses a float32 rounding edge about once in 10^9 scores), and equal scores are listed in
+    index order. Every document scoring at least the k-th best is a candidate; the candidates, taken
+    in index order, are sorted stably by score.
+    """
+    scores = scores.float()
+    kth = torch.topk(scores, k, dim=1, sorted=True).values[:, -1:]
+    rows, docs = (scores >= kth).nonzero(as_tuple=True)  # row-major: documents ascending within a row
+    by_score = torch.sort(scores[rows, docs], descending=True, stable=True).indices
+    by_row = torch.sort(rows[by_score], stable=True).indices
+    ordered = docs[by_score][by_row]
+    counts = torch.bincount(rows, minlength=scores.shape[0])
+    starts = counts.cumsum(0) - counts
+    return ordered[starts[:, None] + torch.arange(k, device=scores.device)]
 
 
 @dataclass
@@ -364,7 +400,7 @@ def rank_golds(
             group_counts[name][start:stop] = torch.stack(columns, dim=1).cpu().numpy()
         gold_scores[start:stop] = block_gold_scores.cpu().numpy()
         if k:
-            topk[start:stop] = torch.topk(scores, k, dim=1, sorted=True).indices.cpu().numpy()
+            topk[start:stop] = top_k_indices(scores, k).cpu().numpy()
         del scores
         if on_block is not None:
             on_block(stop, n)
@@ -439,5 +475,5 @@ def _rank_block_exactly(
         exact_top[candidate_rows, candidate_docs] = _finite_scores(
             scorer.exact_pairs(candidate_rows + start, candidate_docs)
         )
-        topk[start:stop] = torch.topk(exact_top, k, dim=1, sorted=True).indices.cpu().numpy()
+        topk[start:stop] = top_k_indices(exact_top, k).cpu().numpy()
     return True

@@ -6,8 +6,9 @@ the details (reliability bins, pair-set digests, script groups, tokenizer covera
 per-query rank file a digest of its ranks and its mean gold score) and the manifest less what depends
 on the machine or the clock. Run this module (`python -m tests.engine.golden_outputs --write`) to
 record the reference file; the test runs it with `--tasks` in a subprocess and compares what it
-prints, figures to 1e-6 and everything else exactly. Nothing depends on the processor or on the
-process's hash seed (BM25's vocabulary is in sorted order since engine 2.0.0).
+prints, figures to 1e-6 and everything else exactly. Nothing depends on the processor (CPUs encode
+and score in float64 since engine 2.1.0) or on the process's hash seed (BM25's vocabulary is in
+sorted order since engine 2.0.0).
 No Django: the data is read with plain readers.
 """
 

@@ -49,14 +49,18 @@ def test_gpus_encode_in_float16_but_never_a_bfloat16_native_or_t5_model():
     assert policy[("t5", "float32", True)] == "bfloat16"
     # Without bfloat16 support those models fall back to float32, never float16.
     assert policy[("t5", "float32", False)] == policy[("bert", "bfloat16", False)] == "float32"
-    assert encoding_precision("cpu", model_type="bert", config_dtype="float16", bf16_supported=True) == "float32"
+    # CPUs encode every model in float64, so that its embeddings round to the same float32 values on
+    # every processor (tests/engine/test_it_gives_the_same_figures_whatever_the_cpu_kernels.py).
+    assert encoding_precision("cpu", model_type="bert", config_dtype="float16", bf16_supported=True) == "float64"
+    assert encoding_precision("cpu", model_type="t5", config_dtype="bfloat16", bf16_supported=True) == "float64"
 
 
 def test_a_model_that_overflows_in_float16_fails_with_a_clear_message(tmp_path):
     folder = scaled_weights(build_tiny_model(tmp_path / "large-weights", TEXTS), 1e7)
-    # In float32 the model is fine: LayerNorm brings the large embeddings back to unit scale.
-    vectors = load(folder).encode(TEXTS)
-    assert np.isfinite(vectors).all()
+    # In full precision (float64, a CPU's, and float32) the model is fine: LayerNorm brings the large
+    # embeddings back to unit scale.
+    for precision in (None, "float32"):
+        assert np.isfinite(load(folder, precision=precision).encode(TEXTS)).all()
     # In float16 (as on a GPU before the precision policy) its embeddings overflow to infinity.
     encoder = load(folder, precision="float16")
     assert encoder.precision == "float16" and next(encoder.model.parameters()).dtype == torch.float16
@@ -68,9 +72,10 @@ def test_a_model_that_overflows_in_float16_fails_with_a_clear_message(tmp_path):
 
 def test_a_model_that_emits_nan_in_float32_is_the_submitters_fault(tmp_path):
     folder = scaled_weights(build_tiny_model(tmp_path / "nan-weights", TEXTS), float("nan"))
-    with pytest.raises(NonFiniteEmbeddingError, match="non-finite embeddings") as failure:
-        load(folder).encode(TEXTS)
-    assert isinstance(failure.value, SubmitterError)
+    for precision in ("float32", "float64"):
+        with pytest.raises(NonFiniteEmbeddingError, match=f"non-finite embeddings .* in {precision}") as failure:
+            load(folder, precision=precision).encode(TEXTS)
+        assert isinstance(failure.value, SubmitterError)
 
 
 def test_the_gpu_token_budget_is_fixed_whatever_the_free_memory(monkeypatch):

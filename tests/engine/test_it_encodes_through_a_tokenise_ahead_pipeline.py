@@ -12,7 +12,9 @@ from tests.validation import validation_triples
 
 @pytest.fixture(scope="module")
 def texts():
-    rows = validation_triples(languages=("Hindi", "Tamil"), limit=60)
+    # 60 texts of two scripts, up to MiniLM's 256 tokens: batches of many shapes, and real-weight
+    # encodes that stay short on a CPU (float64).
+    rows = validation_triples(languages=("Hindi", "Tamil"), limit=15)
     return [text for language in rows.values() for row in language for text in row[1:]]
 
 
@@ -81,10 +83,11 @@ def test_the_engine_stores_token_budgeted_batches_under_the_right_texts(texts, t
     for plan, budget in (("fixed", None), ("tokens", 1536)):
         encoder = SentenceTransformerEncoder.load(resolved, device="cpu", token_budget=budget)
         assert encoder.batch_plan == plan
-        cache = EmbeddingCache(tmp_path / plan, resolved.name, resolved.commit)
+        cache = EmbeddingCache(tmp_path / plan, resolved.name, resolved.commit, encoder.precision)
         backend = DenseBackend(encoder, cache, chunk_size=50)
         stats = backend.prepare([text_set])
         assert stats.texts_encoded == len(set(texts))
         matrices[plan] = backend.vectors(text_set)
         np.testing.assert_array_equal(cache.get([text_key(text) for text in texts]), matrices[plan])
-    np.testing.assert_allclose(matrices["tokens"], matrices["fixed"], atol=1e-5, rtol=0)
+    # In float64 the batch shapes move an embedding by about 1e-16, far inside its rounding to float32.
+    np.testing.assert_array_equal(matrices["tokens"], matrices["fixed"])

@@ -1,4 +1,10 @@
-"""`manage.py evaluate` on the five-language validation sample with the real all-MiniLM-L6-v2 weights."""
+"""`manage.py evaluate` on the five-language validation sample with the real all-MiniLM-L6-v2 weights.
+
+The run finds its embeddings in the cache the engine filled once for this test process
+(tests/minilm_cache.py): a run on the same model, revision and precision resumes from it and encodes
+nothing. How a fresh run encodes and counts each text once is tested with the tiny model
+(tests/engine/test_it_resumes_from_the_embedding_cache.py).
+"""
 
 import json
 
@@ -11,13 +17,15 @@ from evaluation.engine.registry import TASK_IDS
 from evaluation.models import Dataset, Run, Score
 from tests.data import VALIDATION_DIR
 from tests.fakes.models import minilm_path
+from tests.minilm_cache import MINILM_GROUP
 
-pytestmark = [pytest.mark.slow, pytest.mark.django_db]
+pytestmark = [pytest.mark.slow, pytest.mark.django_db, MINILM_GROUP]
 
 LANGUAGES = ["ben", "hin", "mar", "tam", "urd"]
 
 
-def test_it_evaluates_every_task_and_writes_scores_manifest_and_json(tmp_path):
+def test_it_evaluates_every_task_and_writes_scores_manifest_and_json(tmp_path, settings, minilm_cache):
+    settings.EMBEDDING_CACHE_DIR = minilm_cache
     call_command("import_dataset", str(VALIDATION_DIR), verbosity=0)
     dataset = Dataset.objects.get()
     output = tmp_path / "result.json"
@@ -30,10 +38,11 @@ def test_it_evaluates_every_task_and_writes_scores_manifest_and_json(tmp_path):
     assert run.resolved_commit.startswith("local-")
     assert run.engine_version == run.manifest["engine_version"]
     # 6 languages (5 + English) × persona and instruction: MiniLM has no prompts, so the query and
-    # document roles of a text are the same string and are encoded once.
+    # document roles of a text are the same string and are encoded once. The imported dataset's texts
+    # are the engine's, key for key: every one is read from the cache, none encoded again.
     assert run.manifest["texts_total"] == 6 * 2 * 150
-    assert run.manifest["texts_encoded"] == run.manifest["texts_total"]
-    assert run.manifest["texts_from_cache"] == 0
+    assert run.manifest["texts_from_cache"] == run.manifest["texts_total"]
+    assert run.manifest["texts_encoded"] == 0
     assert run.manifest["tasks"] == list(TASK_IDS)
 
     scores = Score.objects.filter(run=run)

@@ -1,6 +1,6 @@
 """Every score, interval, average and detail of the engine is what was recorded, on any x86-64 processor.
 
-The reference file was written once from engine 2.0.0 (`python -m tests.engine.golden_outputs --write`).
+The reference file was written once from engine 2.1.0 (`python -m tests.engine.golden_outputs --write`).
 Every task must reproduce it: figures to 1e-6, ranks (as digests), pair sets and everything else
 exactly. The outputs are computed in a subprocess with a hash seed of its own, to show that nothing
 follows the process's string hashing any more (BM25's vocabulary is in sorted order).

@@ -176,3 +176,13 @@ def test_the_gold_counts_itself_exactly_once_so_no_rank_is_zero():
     # So MRR is finite and every query's reciprocal rank is at most 1.
     values = per_query_retrieval(result.ranks[:, 0])
     assert np.isfinite(values["mrr@10"]).all() and values["mrr@10"].max() <= 1.0
+
+
+def test_the_top_k_lists_documents_with_equal_scores_in_index_order():
+    # Duplicate documents score exactly alike; which comes first must not be left to a kernel.
+    scores, _ = tied_scores(5, n_queries=40, n_docs=120)
+    scores[:, 60:] = scores[:, :60]
+    result = rank_golds(MatrixScorer(scores), np.zeros(40, dtype=np.int64), k=10)
+    expected = np.argsort(-scores, axis=1, kind="stable")[:, :10]
+    np.testing.assert_array_equal(result.topk, expected)
+    assert (np.diff(np.sort(scores, axis=1)[:, ::-1][:, :11], axis=1) == 0).any(), "the top 10 must hold ties"

@@ -3,8 +3,10 @@
 import pytest
 
 from evaluation.engine.cache import EmbeddingCache
+from evaluation.engine.encoders import CPU_PRECISION
 from evaluation.engine.errors import RunCancelled
 from evaluation.engine.lexical import tokenize
+from evaluation.engine.results import Details
 from evaluation.execution import ENGINE_VERSION, execute_run
 from evaluation.models import EmbeddingModel, Run, Score
 from tests.fakes.models import build_tiny_model
@@ -36,6 +38,7 @@ def score_values(run: Run) -> dict:
     }
 
 
+@pytest.mark.slow
 def test_it_resumes_an_interrupted_run_and_encodes_nothing_twice(tiny_model, settings, tmp_path):
     settings.EMBEDDING_CACHE_DIR = tmp_path / "cache"
     dataset = create_validation_dataset(LANGUAGES)
@@ -53,7 +56,7 @@ def test_it_resumes_an_interrupted_run_and_encodes_nothing_twice(tiny_model, set
     assert not Score.objects.filter(run=run).exists()
     run.refresh_from_db()
     assert run.manifest == {}
-    cache = EmbeddingCache(settings.EMBEDDING_CACHE_DIR, tiny_model.name, run.resolved_commit)
+    cache = EmbeddingCache(settings.EMBEDDING_CACHE_DIR, tiny_model.name, run.resolved_commit, CPU_PRECISION)
     stored_before = cache.stats().rows
     assert 0 < stored_before < TOTAL_TEXTS
 
@@ -88,11 +91,16 @@ def test_it_resumes_an_interrupted_run_and_encodes_nothing_twice(tiny_model, set
         assert fresh_scores[key] == pytest.approx(values, abs=1e-6), key
 
 
-def test_it_keeps_details_written_by_others_and_reports_progress_by_stage(tiny_model, settings, tmp_path):
+def test_it_writes_the_engines_details_alone_keeps_the_lifecycle_and_reports_progress_by_stage(
+    tiny_model, settings, tmp_path
+):
     settings.EMBEDDING_CACHE_DIR = tmp_path / "cache"
     dataset = create_validation_dataset(("Hindi", "Tamil"), limit=40)
     run = new_run(tiny_model, dataset)
     run.tasks = ["t1", "t2", "t4"]
+    # The worker's record of the attempt lives in the lifecycle; a key an older writer left in the
+    # details is not the engine's and does not survive the engine's write.
+    run.lifecycle = {"attempts": [{"number": 1, "worker": "w1"}]}
     run.details = {"attempts": [{"attempt": 1, "worker": "w1"}]}
     run.save()
     seen = []
@@ -100,7 +108,9 @@ def test_it_keeps_details_written_by_others_and_reports_progress_by_stage(tiny_m
     execute_run(run, progress=lambda stage, fraction, detail: seen.append((stage, fraction, detail)))
 
     run.refresh_from_db()
-    assert run.details["attempts"] == [{"attempt": 1, "worker": "w1"}]
+    assert [attempt.worker for attempt in run.life.attempts] == ["w1"]
+    assert "attempts" not in run.details
+    assert run.details == Details.from_dict(run.details).to_dict()
     assert set(run.details["t4"]["reliability"]) == {"hin", "tam"}
     not_requested = ("t3", "t3x", "t5", "multi")
     assert run.details["skipped_tasks"] == dict.fromkeys(not_requested, "not requested")

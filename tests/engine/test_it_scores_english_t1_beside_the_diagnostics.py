@@ -13,20 +13,22 @@ from evaluation.engine.backends import load_backend
 from evaluation.engine.corpus import build_corpus
 from evaluation.engine.runner import evaluate
 from tests.fakes.models import minilm_path
+from tests.minilm_cache import MINILM_GROUP
 from tests.validation import validation_rows, validation_triples
 
-# Real MiniLM weights: the slow tier (README, "The tests come in tiers").
-pytestmark = pytest.mark.slow
+# Real MiniLM weights: the slow tier (README, "The tests come in tiers"), its embeddings of the
+# validation sample encoded once per test process (tests/minilm_cache.py).
+pytestmark = [pytest.mark.slow, MINILM_GROUP]
 
 LANGUAGES = ("Hindi", "Tamil")
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
+def runs(minilm_cache):
     corpus = build_corpus(
         validation_triples(languages=LANGUAGES), requested_languages=None, name="v", version="1", content_hash="h"
     )
-    backend = load_backend(str(minilm_path()), cache_root=tmp_path_factory.mktemp("cache"), device="cpu").backend
+    backend = load_backend(str(minilm_path()), cache_root=minilm_cache, device="cpu").backend
     with_multi = evaluate(corpus, backend, tasks=["t1", "multi"], n_resamples=200)
     without = evaluate(corpus, backend, tasks=["t1"], n_resamples=200)
     return with_multi, without

@@ -24,8 +24,9 @@ from tests.browser import save_screenshot
 from tests.data import VALIDATION_DIR
 from tests.leaderboard.figures import assert_figures_drawn
 from tests.leaderboard.html import tables
+from tests.minilm_cache import MINILM_GROUP
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow, pytest.mark.browser]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow, pytest.mark.browser, MINILM_GROUP]
 LANGUAGES = "hin,tam"
 
 
@@ -55,8 +56,10 @@ def evaluate_two_models() -> Dataset:
     return dataset
 
 
-def test_it_shows_engine_runs_on_the_overview_t4_and_run_pages(client, page, live_server):
-    # One evaluation of each model serves every check below: it takes a minute or two on a CPU.
+def test_it_shows_engine_runs_on_the_overview_t4_and_run_pages(client, page, live_server, settings, minilm_cache):
+    # One evaluation of each model serves every check below; MiniLM's embeddings of the sample come
+    # from the cache the engine filled once for this test process (tests/minilm_cache.py).
+    settings.EMBEDDING_CACHE_DIR = minilm_cache
     evaluated = evaluate_two_models()
     check_overview(client, evaluated)
     check_reliability(client, evaluated)

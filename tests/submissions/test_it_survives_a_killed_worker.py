@@ -31,8 +31,10 @@ SLOW = {"EVALUATION_BATCH_SIZE": "1"}
 def cached_texts(run: Run) -> int:
     """How many of the run's texts sit in the engine's on-disk embedding cache right now."""
     from evaluation.engine.cache import EmbeddingCache
+    from evaluation.engine.encoders import CPU_PRECISION
 
-    return EmbeddingCache(settings.EMBEDDING_CACHE_DIR, run.model.name, run.resolved_commit).stats().unique_keys
+    cache = EmbeddingCache(settings.EMBEDDING_CACHE_DIR, run.model.name, run.resolved_commit, CPU_PRECISION)
+    return cache.stats().unique_keys
 
 
 def test_it_finishes_a_run_after_its_worker_is_killed(tiny_model):
