@@ -19,6 +19,7 @@ from evaluation.engine.registry import TASKS, is_cross_lingual
 from evaluation.engine.results import Details
 from evaluation.lifecycle import Attempt, RunLifecycle
 from evaluation.public import public_details, public_manifest, public_model_name
+from evaluation.published import PublishedDetails
 from evaluation.signals import announce_results_changed, announce_run_over
 
 
@@ -544,6 +545,11 @@ class Run(models.Model):
     @property
     def is_published(self) -> bool:
         return self.origin == self.Origin.PUBLISHED
+
+    @property
+    def published_details(self) -> PublishedDetails:
+        """What the import of a published run kept besides its scores (empty for a re-run), typed."""
+        return PublishedDetails.from_dict(self.details if self.is_published else None)
 
     @property
     def is_older_engine(self) -> bool:

@@ -187,6 +187,47 @@ class ModelResults:
     t4_blocks: dict[str, dict] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class PublishedDetails:
+    """run.details of a published run: what its import kept besides the scores, written and read only here.
+
+    A published run's details have one writer, `import_published_results`, as a re-run's have one,
+    the engine (evaluation.engine.results.Details); the two never meet on one run. The JSON keeps
+    the keys it has always had: "published": true, "skipped_files" (the import's reasons for each file
+    it left out) and "t4_published" (every block of every T4 file, by the language in the file's
+    name or "all", each with its file name under "file").
+    """
+
+    skipped_files: tuple[str, ...] = ()
+    t4_blocks: dict[str, dict] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, results: ModelResults) -> PublishedDetails:
+        return cls(skipped_files=tuple(results.skipped), t4_blocks=dict(results.t4_blocks))
+
+    def to_dict(self) -> dict:
+        return {"published": True, "skipped_files": list(self.skipped_files), "t4_published": self.t4_blocks}
+
+    @classmethod
+    def from_dict(cls, data: dict | None) -> PublishedDetails:
+        """The published part of a run's details; empty for a run that is not published."""
+        data = data or {}
+        if not data.get("published"):
+            return cls()
+        return cls(
+            skipped_files=tuple(str(reason) for reason in data.get("skipped_files") or ()),
+            t4_blocks=dict(data.get("t4_published") or {}),
+        )
+
+    def t4_files(self) -> list[tuple[str, str]]:
+        """(language code or "all", file name) of every T4 file kept, by code."""
+        return [(code, str(block.get("file", ""))) for code, block in sorted(self.t4_blocks.items())]
+
+    def table_7_file(self) -> str | None:
+        """The T4 file whose blocks the paper's Table 7 prints: a model's pooled "all" file, else Assamese."""
+        return "all" if "all" in self.t4_blocks else "asm" if "asm" in self.t4_blocks else None
+
+
 def _fail(path: Path, message: str) -> PublishedResultError:
     return PublishedResultError(f"{path}: {message}")
 

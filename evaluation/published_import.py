@@ -16,7 +16,13 @@ from django.utils import timezone
 
 from evaluation.model_facts import paper_model_facts
 from evaluation.models import Dataset, EmbeddingModel, Language, Run, Score
-from evaluation.published import ModelResults, PublishedResultError, parse_directory, published_query_count
+from evaluation.published import (
+    ModelResults,
+    PublishedDetails,
+    PublishedResultError,
+    parse_directory,
+    published_query_count,
+)
 from evaluation.published_intervals import WILSON_LABEL, WILSON_METRICS, published_interval
 from evaluation.signals import announce_results_changed
 
@@ -191,11 +197,7 @@ def import_published_results(
                     "and the pooled 'all' file) is kept as published in details['t4_published'].",
                 ],
             }
-            run.details = {
-                "published": True,
-                "skipped_files": results.skipped,
-                "t4_published": results.t4_blocks,
-            }
+            run.details = PublishedDetails.of(results).to_dict()
             run.save()
             run.scores.all().delete()
             rows = []

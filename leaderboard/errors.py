@@ -26,6 +26,7 @@ from evaluation import rank_storage
 from evaluation.engine.languages import BY_CODE
 from evaluation.engine.registry import TASKS, TaskSpec
 from evaluation.engine.results import Details, Interval, MultiReferenceDetails, RankFile
+from evaluation.engine.units import method_of
 from evaluation.models import Item, Run, Score
 from leaderboard.breakdowns import LengthBin, by_length_quartile
 from leaderboard.translation_split import TranslationSplit, translation_split
@@ -43,8 +44,6 @@ BUCKETS: tuple[tuple[str, str, int, int | None], ...] = (
     (">10", "beyond rank 10", 11, None),
 )
 BUCKET_KEYS = tuple(key for key, *_ in BUCKETS)
-# The unit methods whose rank files hold one gold rank per query and the top documents in the gold's pool.
-PER_QUERY_METHODS = ("full_pool", "hard_negatives")
 # Rank units kept in memory: a 50,000-query unit takes about 2.6 MB.
 CACHED_UNITS = 32
 
@@ -245,7 +244,8 @@ def runs_with_rank_files(run_ids: list[int]) -> set[int]:
 
 
 def has_errors_page(spec: TaskSpec) -> bool:
-    return spec.kind == "retrieval" and spec.method in PER_QUERY_METHODS
+    """Whether a task's queries can be listed: a retrieval task whose unit method keeps per-query ranks."""
+    return spec.kind == "retrieval" and method_of(spec).per_query_ranks
 
 
 class Texts:

@@ -105,6 +105,9 @@ class UnitMethod:
     # The type of the task's own block of run details that `details` returns (task_details.py), None for
     # a method without one; results.Details.from_dict reads the stored block with it.
     details_type: type[TaskDetails] | None = None
+    # True when each unit's rank file holds one gold rank per query and the top documents of the gold's
+    # pool, in the layout of rank_files.py: the site's error analysis reads the task's queries from them.
+    per_query_ranks = False
 
     def unmet_requirement(self, spec: TaskSpec, corpus: Corpus) -> str | None:
         """Why the task cannot run on this corpus, or None."""
@@ -146,6 +149,8 @@ class UnitMethod:
 
 class FullPoolRetrieval(UnitMethod):
     """Each query's gold document ranked in the full pool of the target language (T1, T2, T3, T3x)."""
+
+    per_query_ranks = True
 
     def score(self, spec: TaskSpec, context: Context, source: str, target: str | None) -> Unit:
         corpus = context.corpus
@@ -418,6 +423,7 @@ class HardNegativeRetrieval(UnitMethod):
     """
 
     details_type = HardNegativeDetails
+    per_query_ranks = True
 
     def unmet_requirement(self, spec: TaskSpec, corpus: Corpus) -> str | None:
         if corpus.pool_size < HARD_NEGATIVES + 1:

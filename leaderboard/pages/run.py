@@ -157,12 +157,9 @@ def run_page(run_id: int) -> Page:
         "error_units": errors.error_units(run),
         "translation_rows": errors.translation_rows(run),
         "translation_note": INTERVAL_NOTE,
-        "skipped_files": [public_log(str(reason)) for reason in (run.details or {}).get("skipped_files") or []],
+        "skipped_files": [public_log(reason) for reason in run.published_details.skipped_files],
         # The published T4 files kept whole (dev and test, base and calibrated), by language or "all".
-        "t4_published_files": [
-            (code, block.get("file", ""))
-            for code, block in sorted(((run.details or {}).get("t4_published") or {}).items())
-        ],
+        "t4_published_files": run.published_details.t4_files(),
     }
     headers = ["run_id", "model", "task", "source", "target", "metric", "value", "ci_low", "ci_high"]
     rows = [

@@ -265,14 +265,14 @@ def classification_page(params: QueryDict, task: str) -> Page:
 def published_t4_rows(runs: list[Run]) -> list[dict]:
     """The reference's T4 file that the paper's Table 7 prints for each published model, beside the paper.
 
-    Every block of every file is kept on the run (details["t4_published"]); this shows the one the
+    Every block of every file is kept on the run (Run.published_details); this shows the one the
     paper reports (the Assamese file, or a model's pooled 'all' file) and what Table 7 printed."""
     paper = {row["model"]: row["values"] for row in paper_table("7")["rows"]}
     rows = []
     for run in runs:
-        blocks = (run.details or {}).get("t4_published") or {}
-        chosen = "all" if "all" in blocks else "asm" if "asm" in blocks else None
-        if not run.is_published or chosen is None:
+        published = run.published_details
+        blocks, chosen = published.t4_blocks, published.table_7_file()
+        if chosen is None:
             continue
         printed = paper.get(run.model.name, {})
         figures = []

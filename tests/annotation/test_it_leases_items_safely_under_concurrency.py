@@ -18,7 +18,7 @@ from annotation.models import Judgement, Lease, Rating, Skip
 from tests.annotation.helpers import make_annotator, make_campaign
 from tests.validation import load_validation_items
 
-pytestmark = [pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 ANNOTATORS = 20
 

@@ -12,7 +12,7 @@ from tests.fakes.models import build_tiny_model
 from tests.no_django import run_without_django
 from tests.validation import validation_rows
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 LANGUAGES = ("Hindi", "Marathi", "Tamil")
 # Entries that say when and where a document was made, not what was computed; `run` is the database
 # run (null without one).

@@ -42,6 +42,7 @@ def test_it_mines_the_twenty_instructions_bm25_scores_highest_for_the_gold():
         assert np.all(np.diff(scores[mined[row]]) <= 1e-5), row
 
 
+@pytest.mark.slow
 def test_its_pools_are_frozen_whatever_the_model_or_the_process_hash_seed():
     corpus = _corpus(demo_triples())
     digests = []

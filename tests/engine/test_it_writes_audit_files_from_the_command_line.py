@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from evaluation.engine.registry import TASKS
 from tests.engine.test_it_evaluates_a_folder_without_django import write_jsonl_folder
@@ -15,6 +16,7 @@ FIRST = next(spec for spec in TASKS.values() if spec.kind == "retrieval" and not
 CLASSIFIER = next(spec for spec in TASKS.values() if spec.kind == "classification")
 
 
+@pytest.mark.slow
 def test_it_writes_ranks_pools_and_reliability_bins(tmp_path):
     data = write_jsonl_folder(tmp_path / "data")
     audit = tmp_path / "audit"

@@ -72,6 +72,7 @@ def status_of(port: int, headers: dict[str, str]) -> int:
     return connection.getresponse().status
 
 
+@pytest.mark.slow
 def test_it_is_healthy_under_production_settings_with_the_database_up():
     with gunicorn(postgres_url()) as port:
         result = healthcheck(port)
@@ -83,6 +84,7 @@ def test_it_is_healthy_under_production_settings_with_the_database_up():
         assert status_of(port, {"Host": "leaderboard.example.org"}) == 301
 
 
+@pytest.mark.slow
 def test_it_is_unhealthy_when_the_database_is_down():
     postgres_url()
     with gunicorn(closed_port_url("postgres")) as port:

@@ -3,6 +3,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 GOOD_ENV = {
     "DJANGO_SETTINGS_MODULE": "config.settings.production",
@@ -23,6 +25,7 @@ def run_manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_it_passes_the_deploy_check_with_every_value_set():
     result = run_manage("check", "--deploy", "--fail-level", "WARNING", env=GOOD_ENV)
     assert result.returncode == 0, result.stderr

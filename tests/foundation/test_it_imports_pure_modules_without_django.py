@@ -2,6 +2,8 @@
 
 import pkgutil
 
+import pytest
+
 import evaluation.engine
 from tests.no_django import run_without_django
 
@@ -41,6 +43,7 @@ PURE_MODULES = [
 ]
 
 
+@pytest.mark.slow
 def test_it_imports_every_pure_module_with_django_blocked():
     assert {"evaluation.engine.registry", "evaluation.engine.results", "evaluation.engine.runner"} <= set(
         ENGINE_MODULES

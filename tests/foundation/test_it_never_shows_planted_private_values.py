@@ -22,6 +22,7 @@ pytestmark = pytest.mark.django_db
 FORMATS = ({}, {"format": "csv"}, {"format": "json"})
 
 
+@pytest.mark.slow
 def test_it_shows_no_planted_value_to_anyone_but_staff():
     world = build_world(with_campaign=False)
     score = Score.objects.filter(run=world.local_run).order_by("pk").first()

@@ -28,7 +28,7 @@ from schemathesis.specs.openapi.checks import (
 from tests.fakes.hub import closed_port_url
 from tests.world import build_world
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 # Generated requests per operation and identity: enough to reach every parameter, few enough to stay fast.
 EXAMPLES_PER_OPERATION = 12
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]

@@ -30,7 +30,7 @@ from tests.routes import (
 )
 from tests.world import SECRETS, World, build_world
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 # Rounds of discovery: a parameter may be read only once another has a value (a table of an export).
 MAX_ROUNDS = 4
 PRIVATE_RUN_SECRETS = ("e-mail address", "private run's model")

@@ -78,6 +78,7 @@ def test_its_text_is_our_own_and_not_copied_from_the_shared_data():
     assert not ours & shared
 
 
+@pytest.mark.slow
 def test_it_gives_a_fresh_site_baseline_runs_the_validation_sample_and_the_published_results():
     require_shared_data(VALIDATION_DIR)
     load_demo()

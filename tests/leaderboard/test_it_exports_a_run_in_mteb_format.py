@@ -45,6 +45,7 @@ def bm25_rerun() -> Run:
     return Run.objects.get(model__name="bm25", status=Run.Status.DONE)
 
 
+@pytest.mark.slow
 def test_it_exports_one_valid_mteb_file_per_task_with_the_run_scores(client, bm25_rerun, tmp_path):
     response = client.get(f"/results/{bm25_rerun.pk}/mteb.zip")
     assert response.status_code == 200

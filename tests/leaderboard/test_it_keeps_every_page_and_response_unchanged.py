@@ -23,7 +23,7 @@ from evaluation.models import Language, Run, Score
 from tests.factories import make_dataset, make_run
 
 # Sequences are reset so that run ids, which appear in links and exports, are the same every time.
-pytestmark = pytest.mark.django_db(transaction=True, reset_sequences=True)
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True, reset_sequences=True)]
 
 GOLDEN = Path(__file__).parent / "golden"
 TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)?")

@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from evaluation.models import Run
 from tests.factories import make_dataset, make_run
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 # 12 for the pages themselves, plus the licence filter's choices (1) and the footer's "last updated"
 # (3 aggregates, cached per generation; this test clears the cache before every page).
 MAX_QUERIES = 16

@@ -13,7 +13,8 @@ from evaluation.models import Dataset, Run, Score
 from tests.data import VALIDATION_DIR, require_shared_data
 from tests.leaderboard.html import tables
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Two real evaluations: a long cross-check, the slow tier (README, "The tests come in tiers").
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from evaluation import worker
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.worker
 def test_a_gpu_worker_without_a_gpu_refuses_to_start_unless_told_to_use_the_cpu(settings):
     settings.EVALUATION_ALLOW_CPU, settings.EVALUATION_DEVICE = False, None
     # This test machine has no CUDA device: the probe (a subprocess) says so.

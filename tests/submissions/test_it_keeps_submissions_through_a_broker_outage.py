@@ -68,6 +68,7 @@ def test_it_answers_503_on_the_form_and_on_a_staff_requeue(client, dataset, mode
     assert run.status == Run.Status.QUEUED and run.enqueue_pending_since is not None
 
 
+@pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
 def test_it_sends_pending_runs_when_the_broker_returns_and_a_real_worker_runs_each_once(dataset, model_copy):
     admin = make_admin()
