@@ -47,25 +47,32 @@ def page(browser):
 
 
 @pytest.fixture(autouse=True)
-def _languages_in_transactional_tests(request):
-    """Put back the 13 languages the data migration seeds, for tests that use a transactional database.
+def _languages_in_database_tests(request):
+    """Put back the 13 languages the data migration seeds, for every test that uses the database.
 
-    Such tests empty every table when they finish, so the rows the migration wrote are gone for the
-    next one; serialized_rollback cannot restore them in tests that drive Playwright. pytest-django
-    runs transactional tests last, so plain `db` tests always see the migrated rows.
+    A transactional test empties every table when it finishes, so the rows the migration wrote are
+    gone for whatever test runs next in that process; serialized_rollback cannot restore them in tests
+    that drive Playwright. pytest-django runs transactional tests last, but pytest-xdist's group
+    scheduling (`--dist loadgroup`, scripts/test) hands a process its tests in another order, so a
+    plain `db` test may come after one. A transactional test gets them back for good; a plain test,
+    inside its own transaction, only when they are missing (one count query otherwise).
     """
     marker = request.node.get_closest_marker("django_db")
     transactional = bool(marker and (marker.kwargs.get("transaction") or (marker.args and marker.args[0])))
-    if (
-        not transactional
-        and "transactional_db" not in request.fixturenames
-        and "live_server" not in request.fixturenames
-    ):
+    transactional = transactional or bool({"transactional_db", "live_server"} & set(request.fixturenames))
+    if transactional:
+        request.getfixturevalue("transactional_db")
+    elif marker or "db" in request.fixturenames:
+        request.getfixturevalue("db")
+    else:
         return
-    request.getfixturevalue("transactional_db")
     from django.apps import apps
 
-    importlib.import_module("evaluation.migrations.0002_seed_languages").seed_languages(apps, None)
+    from evaluation.engine.languages import LANGUAGES
+    from evaluation.models import Language
+
+    if transactional or Language.objects.count() < len(LANGUAGES):
+        importlib.import_module("evaluation.migrations.0002_seed_languages").seed_languages(apps, None)
 
 
 @pytest.fixture(autouse=True)
