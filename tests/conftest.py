@@ -1,5 +1,6 @@
 import importlib
 import os
+import uuid
 
 import pytest
 
@@ -47,8 +48,9 @@ def page(browser):
 
 
 @pytest.fixture(autouse=True)
-def _languages_in_database_tests(request):
-    """Put back the 13 languages the data migration seeds, for every test that uses the database.
+def _migrated_rows_in_database_tests(request):
+    """Put back the rows the data migrations write (13 languages, the site's identity), for every test
+    that uses the database.
 
     A transactional test empties every table when it finishes, so the rows the migration wrote are
     gone for whatever test runs next in that process; serialized_rollback cannot restore them in tests
@@ -73,6 +75,11 @@ def _languages_in_database_tests(request):
 
     if transactional or Language.objects.count() < len(LANGUAGES):
         importlib.import_module("evaluation.migrations.0002_seed_languages").seed_languages(apps, None)
+    from leaderboard.models import SiteIdentity
+
+    if not SiteIdentity.objects.exists():
+        # Through the model itself, whose saving makes this process forget the identity it had read.
+        SiteIdentity.objects.create(key=uuid.uuid4())
 
 
 @pytest.fixture(autouse=True)
