@@ -8,7 +8,12 @@ from __future__ import annotations
 
 import uuid
 
+from django.conf import settings
+from django.core.cache import caches
 from django.db import connection
+
+from config.cache import ResilientRedisCache
+from config.celery_app import app
 
 
 def _failure(exc: Exception) -> tuple[bool, str]:
@@ -27,10 +32,6 @@ def database_status() -> tuple[bool, str]:
 
 
 def broker_status() -> tuple[bool, str]:
-    from django.conf import settings
-
-    from config.celery_app import app
-
     try:
         # The URL is read from settings on every call so that a changed setting is honoured.
         with app.connection_for_write(url=settings.CELERY_BROKER_URL) as conn:
@@ -43,10 +44,6 @@ def broker_status() -> tuple[bool, str]:
 
 def cache_status() -> tuple[bool, str]:
     """Write and read back a short-lived key through the cache backend itself, not its fallback."""
-    from django.core.cache import caches
-
-    from config.cache import ResilientRedisCache
-
     cache = caches["default"]
     key, value = f"healthz:{uuid.uuid4().hex}", "ok"
     try:

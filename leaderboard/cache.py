@@ -22,6 +22,8 @@ from typing import TypeVar
 from django.core.cache import cache
 from django.db import DatabaseError
 
+from leaderboard.models import SiteIdentity
+
 T = TypeVar("T")
 
 logger = logging.getLogger(__name__)
@@ -35,8 +37,6 @@ _identity: dict[str, str] = {}
 def site_identity() -> str:
     """The short identity of this database, read from (or, when its row is missing, written to) the table."""
     if "key" not in _identity:
-        from leaderboard.models import SiteIdentity
-
         try:
             row = SiteIdentity.objects.order_by("pk").first() or SiteIdentity.objects.create()
         except DatabaseError:

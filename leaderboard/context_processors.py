@@ -7,16 +7,17 @@ from datetime import datetime
 from django.core.cache import cache
 from django.db.models import Max
 from django.db.models.functions import Coalesce
+from django.urls import NoReverseMatch, reverse
 from django.utils.functional import SimpleLazyObject
 
+from annotation.models import Rating
+from evaluation.models import Dataset, Run
 from leaderboard.cache import generation_key
+from leaderboard.responses import canonical_query
 
 
 def latest_change() -> datetime | None:
     """The newest finished run, imported benchmark version or submitted rating (three indexed aggregates)."""
-    from annotation.models import Rating
-    from evaluation.models import Dataset, Run
-
     moments = [
         Run.objects.finished().aggregate(at=Max(Coalesce("finished_at", "created_at")))["at"],
         Dataset.objects.aggregate(at=Max("created_at"))["at"],
@@ -53,10 +54,6 @@ def _return_path(request) -> str:
     path the URL configuration gives for the view, so one visitor's tracking parameters, e-mail address
     or padding never reach the next visitor's copy of the page.
     """
-    from django.urls import NoReverseMatch, reverse
-
-    from leaderboard.responses import canonical_query
-
     match = getattr(request, "resolver_match", None)
     if match is None:
         return reverse("leaderboard:overview")
