@@ -17,9 +17,8 @@ from django.utils import timezone
 
 from evaluation import outbox
 from evaluation.engine import ENGINE_VERSION
-from evaluation.engine.backends import LexicalBackend
+from evaluation.engine.baselines import LEXICAL_NAMES
 from evaluation.engine.errors import HubUnreachableError, ModelNotFoundError, SubmitterError
-from evaluation.engine.lexical import LEXICAL_NAMES
 from evaluation.lifecycle import RunLifecycle
 from evaluation.models import Dataset, EmbeddingModel, Run
 from evaluation.preflight import (
@@ -83,7 +82,10 @@ def current_engine_version() -> str:
 def check_model(user, model: str, revision: str = "") -> ModelCheck:
     """Find the model and pin its revision, refusing what cannot or may not be evaluated."""
     if user.is_staff and model.strip() in LEXICAL_NAMES:
-        # A lexical baseline has no weights; its revision is the description of its settings.
+        # A lexical baseline has no weights; its revision is the description of its settings. Its
+        # backend brings bm25s, scikit-learn and torch, which only a staff baseline submission needs.
+        from evaluation.engine.backends import LexicalBackend
+
         return ModelCheck(name=model.strip(), is_local=False, commit=LexicalBackend(model.strip()).revision)
     try:
         name = validate_reference(model)

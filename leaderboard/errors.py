@@ -26,7 +26,6 @@ from evaluation import rank_storage
 from evaluation.engine.languages import BY_CODE
 from evaluation.engine.registry import TASKS, TaskSpec
 from evaluation.engine.results import Details, Interval, MultiReferenceDetails, RankFile
-from evaluation.engine.units import method_of
 from evaluation.models import Item, Run, Score
 from leaderboard.breakdowns import LengthBin, by_length_quartile
 from leaderboard.translation_split import TranslationSplit, translation_split
@@ -245,6 +244,10 @@ def runs_with_rank_files(run_ids: list[int]) -> set[int]:
 
 def has_errors_page(spec: TaskSpec) -> bool:
     """Whether a task's queries can be listed: a retrieval task whose unit method keeps per-query ranks."""
+    # The unit methods bring torch and scikit-learn with them; a web process loads them when it first
+    # shows a run, not when it starts.
+    from evaluation.engine.units import method_of
+
     return spec.kind == "retrieval" and method_of(spec).per_query_ranks
 
 

@@ -17,13 +17,12 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.feature_extraction.text import TfidfVectorizer
 
+from evaluation.engine.baselines import BM25_NAME as BM25_NAME
+from evaluation.engine.baselines import LEXICAL_NAMES as LEXICAL_NAMES
+from evaluation.engine.baselines import TFIDF_NAME as TFIDF_NAME
 from evaluation.engine.retrieval import SparseScorer
 
 TOKEN = re.compile(r"[\w\u0900-\u0963\u0966-\u0DFF\u064B-\u065F\u0670\u06D6-\u06ED\u200C\u200D]+")
-
-BM25_NAME = "bm25"
-TFIDF_NAME = "tfidf-char"
-LEXICAL_NAMES = (BM25_NAME, TFIDF_NAME)
 
 
 def tokenize(text: str) -> list[str]:

@@ -40,7 +40,6 @@ from evaluation.engine.task_details import PoolInfo as PoolInfo
 from evaluation.engine.task_details import Reliability as Reliability
 from evaluation.engine.task_details import ReliabilityBin as ReliabilityBin
 from evaluation.engine.task_details import TaskDetails
-from evaluation.engine.units import method_of
 
 SCHEMA_VERSION = 1
 
@@ -125,6 +124,10 @@ class Details:
             # Nothing of the engine yet; the pre-flight checks may have measured the tokenizer already.
             return cls(tokenizer_coverage=dict(data.get("tokenizer_coverage") or {}))
         _check_version(data, "Run details")
+        # The unit methods bring torch and scikit-learn with them: a process that only reads stored
+        # results (every web process) loads them the first time it reads a task's own block, not at start.
+        from evaluation.engine.units import method_of
+
         blocks: dict[str, TaskDetails] = {}
         for task, spec in TASKS.items():
             if task in data and (block_type := method_of(spec).details_type) is not None:
