@@ -4,7 +4,7 @@
 processes that make torch and MKL pick other CPU kernels (ATEN_CPU_CAPABILITY, MKL_CBWR), which must
 be set before torch starts, hence a process each:
 
-    python -m tests.engine.kernel_outputs MODEL_FOLDER OUTPUT.npz [--precision float32]
+    python -m tests.engine.kernel_outputs MODEL_FOLDER OUTPUT.npz [--precision float32] [--embeddings-only]
 
 It builds the model in MODEL_FOLDER (as the recordings do: tests/engine/reference_outputs.py), then
 saves the embeddings of every text of the corpus, every score row (value and interval) and the
@@ -44,11 +44,14 @@ def corpus_texts(corpus: Corpus) -> list[str]:
     return texts
 
 
-def save_outputs(model: Path, output: Path, precision: str | None) -> None:
+def save_outputs(model: Path, output: Path, precision: str | None, embeddings_only: bool = False) -> None:
     corpus = kernel_corpus()
     recorded_tiny_model(model, corpus_texts(corpus)[:300], seed=7)
     encoder = SentenceTransformerEncoder.load(resolve_model(str(model)), device="cpu", precision=precision)
     arrays: dict[str, np.ndarray] = {"embeddings": encoder.encode(corpus_texts(corpus))}
+    if embeddings_only:
+        np.savez(output, **arrays)
+        return
 
     def sink(name: str, artefact: dict[str, np.ndarray]) -> str:
         for key, array in artefact.items():
@@ -76,5 +79,6 @@ if __name__ == "__main__":
     parser.add_argument("model", type=Path)
     parser.add_argument("output", type=Path)
     parser.add_argument("--precision", default=None, help="force a precision (default: the engine's policy)")
+    parser.add_argument("--embeddings-only", action="store_true", help="save the embeddings, skip the evaluation")
     arguments = parser.parse_args()
-    save_outputs(arguments.model, arguments.output, arguments.precision)
+    save_outputs(arguments.model, arguments.output, arguments.precision, arguments.embeddings_only)
