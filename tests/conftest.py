@@ -4,6 +4,15 @@ import uuid
 
 import pytest
 
+# scripts/test runs two test processes on two cores (pytest-xdist). torch's and MKL's thread pools
+# would each take both cores and fight over them: encoding the validation sample with MiniLM took
+# 58 s alone with two threads and 106 s with one, but 112 s with two threads beside the other test
+# process. One thread each, set before anything imports torch (Django starts without it), for these
+# processes and the workers and commands they start.
+if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
+    for _threads in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_threads, "1")
+
 
 @pytest.fixture(autouse=True)
 def _isolated_cache():
