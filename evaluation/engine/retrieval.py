@@ -262,6 +262,10 @@ class SparseScorer(BlockScorer):
         return torch.from_numpy(scores).to(self.device)
 
 
+# Elements of the rows sorted whole at once by top_k_indices (about 48 MB with their indices).
+TIED_ROWS_ELEMENTS = 1 << 22
+
+
 def top_k_indices(scores: torch.Tensor, k: int) -> torch.Tensor:
     """The k best documents of each row by their float32 scores, best first, equal ones in index order.
 
@@ -270,18 +274,21 @@ def top_k_indices(scores: torch.Tensor, k: int) -> torch.Tensor:
     up to the last bits of their sums, which differ between kernels too. Ordering by the scores
     rounded to float32 makes such documents exactly equal (a float64 score's kernel noise, ~1e-16,
     crosses a float32 rounding edge about once in 10^9 scores), and equal scores are listed in
-    index order. Every document scoring at least the k-th best is a candidate; the candidates, taken
-    in index order, are sorted stably by score.
+    index order. Where no document outside the top k scores as well as the k-th, the k are sorted
+    among themselves; a row where some do (BM25 finding no shared word, a model giving many texts one
+    vector) is sorted whole, stably, a few rows at a time so that memory stays within the block's.
     """
     scores = scores.float()
-    kth = torch.topk(scores, k, dim=1, sorted=True).values[:, -1:]
-    rows, docs = (scores >= kth).nonzero(as_tuple=True)  # row-major: documents ascending within a row
-    by_score = torch.sort(scores[rows, docs], descending=True, stable=True).indices
-    by_row = torch.sort(rows[by_score], stable=True).indices
-    ordered = docs[by_score][by_row]
-    counts = torch.bincount(rows, minlength=scores.shape[0])
-    starts = counts.cumsum(0) - counts
-    return ordered[starts[:, None] + torch.arange(k, device=scores.device)]
+    values, indices = torch.topk(scores, k, dim=1, sorted=True)
+    by_index = torch.sort(indices, dim=1).values
+    by_score = torch.sort(torch.gather(scores, 1, by_index), dim=1, descending=True, stable=True).indices
+    top = torch.gather(by_index, 1, by_score)
+    tied = ((scores >= values[:, -1:]).sum(dim=1) > k).nonzero(as_tuple=True)[0]
+    step = max(1, TIED_ROWS_ELEMENTS // max(1, scores.shape[1]))
+    for start in range(0, len(tied), step):
+        rows = tied[start : start + step]
+        top[rows] = torch.sort(scores[rows], dim=1, descending=True, stable=True).indices[:, :k]
+    return top
 
 
 @dataclass

@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 import torch
 
+from evaluation.engine import retrieval
 from evaluation.engine.metrics import per_query_retrieval
-from evaluation.engine.retrieval import TIE_RELATIVE_TOLERANCE, BlockScorer, DenseScorer, rank_golds
+from evaluation.engine.retrieval import TIE_RELATIVE_TOLERANCE, BlockScorer, DenseScorer, rank_golds, top_k_indices
 
 
 class MatrixScorer(BlockScorer):
@@ -186,3 +187,19 @@ def test_the_top_k_lists_documents_with_equal_scores_in_index_order():
     expected = np.argsort(-scores, axis=1, kind="stable")[:, :10]
     np.testing.assert_array_equal(result.topk, expected)
     assert (np.diff(np.sort(scores, axis=1)[:, ::-1][:, :11], axis=1) == 0).any(), "the top 10 must hold ties"
+
+
+@pytest.mark.parametrize("rows_at_once", [1, 3, 1 << 22])
+def test_the_top_k_of_rows_full_of_ties_is_the_stable_order_a_few_rows_at_a_time(monkeypatch, rows_at_once):
+    # BM25 finding no shared word scores a whole row 0; a degenerate model gives many texts one vector;
+    # a pool leaves the rest of a row at -inf. Such rows are sorted whole, in bounded groups of rows.
+    monkeypatch.setattr(retrieval, "TIED_ROWS_ELEMENTS", rows_at_once * 50)
+    generator = np.random.default_rng(3)
+    scores = generator.integers(0, 6, size=(12, 50)).astype(np.float32) / 5
+    scores[0] = 0.0
+    scores[1, 3:] = -np.inf
+    scores[2] = generator.normal(size=50).astype(np.float32)  # no ties at all
+    scores[3, :] = 0.5
+    scores[3, 40] = 0.9
+    expected = np.argsort(-scores, axis=1, kind="stable")[:, :10]
+    np.testing.assert_array_equal(top_k_indices(torch.from_numpy(scores), 10).numpy(), expected)
