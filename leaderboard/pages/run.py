@@ -143,6 +143,7 @@ def run_page(run_id: int) -> Page:
             [BY_CODE[c].name for c in bar_languages], series, title=f"{bar_metric.label} per language"
         )
     coverage_metrics, coverage_rows = tokenizer_coverage(run_details(run))
+    published = run.published_details
     context = {
         "run": run,
         "sections": sections,
@@ -157,9 +158,9 @@ def run_page(run_id: int) -> Page:
         "error_units": errors.error_units(run),
         "translation_rows": errors.translation_rows(run),
         "translation_note": INTERVAL_NOTE,
-        "skipped_files": [public_log(reason) for reason in run.published_details.skipped_files],
+        "skipped_files": [public_log(reason) for reason in published.skipped_files],
         # The published T4 files kept whole (dev and test, base and calibrated), by language or "all".
-        "t4_published_files": run.published_details.t4_files(),
+        "t4_published_files": published.t4_files(),
     }
     headers = ["run_id", "model", "task", "source", "target", "metric", "value", "ci_low", "ci_high"]
     rows = [
