@@ -2,12 +2,12 @@
 
 Encoding the sample's 1,800 texts with the real weights (in float64, as CPUs encode since engine 2.1.0)
 took 58 s on two idle cores and 107 s in a test process kept to one thread (tests/conftest.py), and
-several tests evaluate the sample or part of it: the recorded-engine guard, `manage.py evaluate` end
-to end, English→English T1 and the pages of an evaluated run. They read the embeddings from one embedding cache, which the engine wrote in this
-test process through its own encoder (`DenseBackend.prepare`, as a run does), keyed as every run's
-cache is by model, resolved revision, precision and text; a run that finds its texts there is a run
-resumed from the cache. How a fresh run encodes and counts its texts is tested with the tiny model
-(tests/engine/test_it_resumes_from_the_embedding_cache.py).
+several tests evaluate the sample or part of it: the recorded-engine guard, `manage.py evaluate` end to
+end, English→English T1 and the pages of an evaluated run. They read the embeddings from one embedding
+cache, which the engine wrote in this test process through its own encoder (`DenseBackend.prepare`, as a
+run does), keyed as every run's cache is by model, resolved revision, precision and text; a run that
+finds its texts there is a run resumed from the cache. How a fresh run encodes and counts its texts is
+tested with the tiny model (tests/engine/test_it_resumes_from_the_embedding_cache.py).
 
 The tests that read it carry `MINILM_GROUP`, and `scripts/test` runs pytest-xdist with
 `--dist loadgroup`, so that one test process encodes the sample and runs them all.
