@@ -24,7 +24,12 @@
     return window.location.pathname + (query ? "?" + query : "");
   }
 
+  // A search still waiting for the visitor to stop typing would load the board again later, over
+  // whatever came since: an Enter that searched already, or a link clicked on the result.
+  function cancelTypedSearch() { window.clearTimeout(typingTimer); }
+
   function load(url, push) {
+    cancelTypedSearch();
     if (pending) { pending.abort(); }
     var controller = new AbortController();
     pending = controller;
@@ -76,6 +81,10 @@
     if (!link || event.ctrlKey || event.metaKey || event.shiftKey) { return; }
     event.preventDefault();
     load(link.href, true);
+  });
+  // Any other link leaves the page (or its fragment): the typed search must not bring it back.
+  document.addEventListener("click", function (event) {
+    if (!event.defaultPrevented && event.target.closest && event.target.closest("a[href]")) { cancelTypedSearch(); }
   });
   window.addEventListener("popstate", function () { load(window.location.href, false); });
 })();

@@ -104,6 +104,21 @@ def test_it_reaverages_at_once_when_a_language_chip_is_clicked(page, live_server
     assert page.locator("#overview-table td.model").all_inner_texts() == after
 
 
+def test_it_searches_once_when_enter_follows_typing(page, live_server, published):
+    page.goto(live_server.url + "/")
+    fragments: list[str] = []
+    page.on("request", lambda request: request.headers.get("x-page-fragment") and fragments.append(request.url))
+    # Typing starts a short wait before the search; Enter searches at once. A search still waiting
+    # afterwards would load the board again a moment later, over whatever the visitor did meanwhile
+    # (a link clicked on the result was taken back to the search).
+    page.fill("input[name=q]", "mpnet")
+    page.press("input[name=q]", "Enter")
+    page.wait_for_url("**q=mpnet**")
+    page.wait_for_selector("#page-body:not([aria-busy])")
+    page.wait_for_timeout(1000)  # four times the typing wait in filters.js
+    assert fragments == [f"{live_server.url}/?q=mpnet"]
+
+
 def test_it_filters_without_javascript_too(browser, live_server, published):
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
