@@ -34,6 +34,9 @@ RUN if [ -n "$TORCH_INDEX_URL" ]; then \
     && pip install -r requirements.txt
 
 COPY --chown=app:app . .
+# Every folder a compose volume mounts is made here, owned by the app user: Docker fills an empty
+# named volume from the image's folder, ownership included, so the non-root processes can write to
+# it (a path missing from the image would be mounted root-owned). tests/foundation checks the list.
 # Static files are collected at build time with throw-away values: production settings refuse to
 # import without them, and none of them is used by collectstatic.
 RUN SECRET_KEY="collectstatic-only-$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')" \
@@ -42,7 +45,8 @@ RUN SECRET_KEY="collectstatic-only-$(head -c 32 /dev/urandom | od -An -tx1 | tr 
     REDIS_URL=redis://localhost:6379/1 \
     ALLOWED_HOSTS=build \
     python manage.py collectstatic --noinput \
-    && mkdir -p /app/var \
+    && mkdir -p /app/var/media /app/var/embedding-cache /app/var/pair-sets /app/var/hf-cache \
+        /app/var/gpu-locks /app/var/beat /app/var/store-scratch \
     && chown -R app:app /app/var /app/staticfiles
 
 USER 10001
@@ -51,4 +55,5 @@ EXPOSE 8000
 # it fails when the database or the broker is down.
 HEALTHCHECK --interval=30s --timeout=10s --start-period=30s --retries=3 \
     CMD ["python", "scripts/healthcheck.py", "http://127.0.0.1:8000/healthz"]
-CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--timeout", "60", "--access-logfile", "-"]
+# Threaded workers and body-read deadlines, so that slow clients cannot hold every worker (config/gunicorn.py).
+CMD ["gunicorn", "-c", "config/gunicorn.py", "config.wsgi:application", "--bind", "0.0.0.0:8000"]

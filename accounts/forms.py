@@ -6,6 +6,7 @@ from allauth.account.forms import SignupForm as AllauthSignupForm
 from django import forms
 
 from evaluation.engine.languages import BY_CODE
+from evaluation.language_html import name_with_native_html
 from evaluation.models import Language
 
 
@@ -13,7 +14,7 @@ class LanguageChoiceField(forms.ModelMultipleChoiceField):
     def label_from_instance(self, obj: Language) -> str:
         # The English name beside the name in the language's own script: 'Hindi · हिन्दी'.
         info = BY_CODE.get(obj.code)
-        return info.name_with_native if info else obj.name
+        return name_with_native_html(info) if info else obj.name
 
 
 class SignupForm(AllauthSignupForm):
@@ -32,3 +33,20 @@ class SignupForm(AllauthSignupForm):
         user = super().save(request)
         set_native_languages(user, self.cleaned_data.get("native_languages") or [])
         return user
+
+
+class DisplayNameForm(forms.Form):
+    """The name others read beside one's runs (evaluation.people); empty: "user N"."""
+
+    display_name = forms.CharField(
+        max_length=150,
+        required=False,
+        label="Display name",
+        help_text="Shown to others beside your runs. Leave it empty to be shown as “user N”.",
+    )
+
+    def clean_display_name(self) -> str:
+        name = " ".join(self.cleaned_data["display_name"].split())
+        if "@" in name:
+            raise forms.ValidationError("A display name may not be an e-mail address.")
+        return name

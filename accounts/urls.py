@@ -5,4 +5,5 @@ from accounts import views
 app_name = "accounts"
 urlpatterns = [
     path("api-token/", views.api_token, name="api_token"),
+    path("name/", views.display_name, name="display_name"),
 ]

@@ -10,6 +10,9 @@ from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from rest_framework.authtoken.models import Token
 
+from accounts.forms import DisplayNameForm
+from evaluation.people import public_person_name
+
 
 @never_cache
 @login_required
@@ -26,3 +29,16 @@ def api_token(request: HttpRequest) -> HttpResponse:
         return redirect("accounts:api_token")
     token = Token.objects.filter(user=request.user).first()
     return render(request, "account/api_token.html", {"token": token})
+
+
+@never_cache
+@login_required
+def display_name(request: HttpRequest) -> HttpResponse:
+    """The name others read beside one's runs; kept in the user's first_name (sign-up leaves it empty)."""
+    form = DisplayNameForm(request.POST or None, initial={"display_name": request.user.first_name})
+    if request.method == "POST" and form.is_valid():
+        request.user.first_name = form.cleaned_data["display_name"]
+        request.user.save(update_fields=["first_name"])
+        messages.success(request, f"Others now see you as “{public_person_name(request.user)}”.")
+        return redirect("accounts:display_name")
+    return render(request, "account/display_name.html", {"form": form, "shown_as": public_person_name(request.user)})

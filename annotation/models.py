@@ -193,7 +193,10 @@ class Campaign(models.Model):
             campaign_item__campaign=self, annotator=user, expires_at__gt=timezone.now()
         ).count()
         total = self.campaign_items.count()
-        return {"done": done, "assigned": done + leased, "total": total, **self.progress()}
+        # Whether an item is still there for this user to start on (the home page offers "Start rating"
+        # only then): one with a free slot they have neither rated nor leased.
+        left = CampaignItem.objects.available_to(user, self, timezone.now()).exists()
+        return {"done": done, "assigned": done + leased, "total": total, "left": left, **self.progress()}
 
     def annotator_progress(self) -> list[dict]:
         """Per annotator: ratings given, flags raised and the median seconds spent per item."""

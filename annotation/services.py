@@ -10,7 +10,7 @@ a count taken after the lock is granted includes whatever the previous lock hold
 from __future__ import annotations
 
 import random
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
@@ -210,6 +210,45 @@ def submit_rating(
     if late is not None:
         raise late
     return rating
+
+
+def undoable_rating(user, campaign: Campaign, now: datetime | None = None) -> Rating | None:
+    """The user's last rating in the campaign while the lease it was given under would still run: the
+    one rating they may take back and give again. None when the time is up, or staff have adjudicated it."""
+    now = now or timezone.now()
+    last = (
+        Rating.objects.filter(campaign_item__campaign=campaign, annotator=user, started_at__isnull=False)
+        .order_by("-submitted_at", "-pk")
+        .first()
+    )
+    if last is None or last.started_at + lease_duration() <= now:  # type: ignore[operator]
+        return None
+    if Adjudication.objects.filter(campaign_item_id=last.campaign_item_id).exists():
+        return None
+    return last
+
+
+def undo_last_rating(user, campaign: Campaign) -> Lease:
+    """Take back the user's last rating in the campaign and lease its item to them again, for what is
+    left of the original lease; the item they were handed next goes back to the pool."""
+    if not campaign.accepts_ratings_from(user):
+        raise PermissionDenied("You are not approved to rate this campaign's language, or it is not active.")
+    with transaction.atomic():
+        now = timezone.now()
+        rating = undoable_rating(user, campaign, now)
+        if rating is None:
+            raise RatingRefused("There is no rating to undo: the time to change it has run out.")
+        # Locked like a rating's item, so that the slot is handed from the rating to the lease at once.
+        CampaignItem.objects.select_for_update().get(pk=rating.campaign_item_id)
+        Lease.objects.filter(campaign_item__campaign=campaign, annotator=user).delete()
+        started = rating.started_at
+        rating.delete()
+        return Lease.objects.create(
+            campaign_item_id=rating.campaign_item_id,
+            annotator=user,
+            started_at=started,
+            expires_at=started + lease_duration(),  # type: ignore[operator]
+        )
 
 
 def skip_item(user, *, lease_id: int) -> None:

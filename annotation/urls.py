@@ -9,6 +9,7 @@ urlpatterns = [
     path("campaigns/<int:campaign_id>/next/", views.next_item, name="next_item"),
     path("rate/<int:lease_id>/", views.rate, name="rate"),
     path("rate/<int:lease_id>/skip/", views.skip, name="skip"),
+    path("campaigns/<int:campaign_id>/undo/", views.undo, name="undo"),
     path("agreement/", views.agreement, name="agreement"),
     path("staff/", views.staff_home, name="staff_home"),
     path("staff/annotators/", views.staff_annotators, name="staff_annotators"),

@@ -139,6 +139,8 @@ def rate(request, lease_id: int):
             "form": form,
             "progress": campaign.progress_for(request.user),
             "expired": lease.is_expired(),
+            "undoable": (undoable := services.undoable_rating(request.user, campaign)),
+            "undo_until": undoable.started_at + services.lease_duration() if undoable else None,
             "scale": [(number, value, label) for number, (value, label) in enumerate(Judgement.choices, start=1)],
         },
         status=400 if form.is_bound else 200,
@@ -156,6 +158,20 @@ def skip(request, lease_id: int):
         messages.error(request, str(refusal))
         return redirect("annotation:home")
     return _lease_or_finish(request, campaign)
+
+
+@login_required
+@require_POST
+def undo(request, campaign_id: int):
+    """Take back one's last rating while its lease would still run, and rate that item again."""
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    try:
+        lease = services.undo_last_rating(request.user, campaign)
+    except services.RatingRefused as refusal:
+        messages.error(request, str(refusal))
+        return redirect("annotation:home")
+    messages.info(request, "Your last rating is taken back: rate this item again.")
+    return redirect(lease)
 
 
 # Public agreement ------------------------------------------------------------------------------------------

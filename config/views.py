@@ -1,8 +1,11 @@
+import sys
 from functools import lru_cache
 from pathlib import Path
 
 from django.contrib.staticfiles import finders
+from django.db import DatabaseError, InterfaceError, InternalError, OperationalError, connections
 from django.http import HttpResponse, JsonResponse
+from django.template import loader
 from django.views import defaults
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
@@ -60,7 +63,50 @@ def permission_denied(request, exception=None):
     return defaults.permission_denied(request, exception)
 
 
+# A request whose database connection died (PostgreSQL terminated it, a fail-over) is answered 503 with
+# Retry-After, never 500: nothing of it was committed, and the next request reconnects (connections are
+# health-checked before reuse, CONN_HEALTH_CHECKS, and one that failed is closed at the request's end).
+DATABASE_OUTAGES = (OperationalError, InterfaceError)
+DATABASE_RETRY_AFTER_SECONDS = 5
+
+
+def is_database_outage(error: BaseException | None) -> bool:
+    """Whether an uncaught error comes from a lost database connection, not from a fault of ours.
+
+    Operational and interface errors always do. A lost connection can also surface as a plain
+    DatabaseError (libpq's "error with status PGRES_TUPLES_OK and no message", seen once under load in
+    CI as a 500), so a plain database error counts when a connection of this thread is no longer usable;
+    programming, data and integrity errors are faults and stay 500. Errors raised while handling or
+    because of a database error (a library wrapping it) are judged by that database error."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, DATABASE_OUTAGES):
+            return True
+        if type(error) in (DatabaseError, InternalError):
+            return any(
+                not connection.is_usable()
+                for connection in connections.all(initialized_only=True)
+                if connection.connection is not None
+            )
+        error = error.__cause__ or error.__context__
+    return False
+
+
+def database_unavailable(request) -> HttpResponse:
+    if _wants_json(request):
+        message = "The database is unreachable for a moment; try again in a few seconds."
+        response: HttpResponse = JsonResponse({"detail": message, "code": "database_unavailable"}, status=503)
+    else:
+        response = HttpResponse(loader.get_template("503.html").render(), status=503)
+    response["Retry-After"] = str(DATABASE_RETRY_AFTER_SECONDS)
+    return response
+
+
 def server_error(request):
+    # Django calls this while handling the uncaught exception, which sys.exc_info() still holds.
+    if is_database_outage(sys.exc_info()[1]):
+        return database_unavailable(request)
     if _wants_json(request):
         return JsonResponse({"detail": "Server error; it has been logged. Please try again later."}, status=500)
     return defaults.server_error(request)

@@ -39,7 +39,7 @@ from django.db import transaction
 
 from evaluation.engine import DEFAULT_SEED, pairs
 from evaluation.engine import ENGINE_VERSION as ENGINE_VERSION
-from evaluation.engine.backends import EncodeStats, LexicalBackend, load_backend, release_models
+from evaluation.engine.backends import DenseBackend, EncodeStats, LexicalBackend, load_backend, release_models
 from evaluation.engine.corpus import Corpus, build_corpus
 from evaluation.engine.encoders import ResolvedModel, pinned_model, resolve_model
 from evaluation.engine.errors import ModelNotFoundError
@@ -47,7 +47,9 @@ from evaluation.engine.lexical import LEXICAL_NAMES
 from evaluation.engine.registry import TASKS
 from evaluation.engine.results import Details, Manifest, RunResult, ScoreRow, render_document
 from evaluation.engine.runner import evaluate, plan_tasks, text_sets_for
-from evaluation.models import EmbeddingModel, Item, Run, Score
+from evaluation.engine.sample_check import check_sample_embeddings
+from evaluation.models import Dataset, EmbeddingModel, Item, Run, Score
+from evaluation.object_store import embedding_cache_store, pair_set_store
 from evaluation.rank_storage import RankWriter
 from evaluation.replicates import compute_replicates, write_replicates
 
@@ -55,6 +57,9 @@ logger = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[str, float, str], None]
 
+
+# Items per language whose persona and instruction make the sample that a model's embeddings are checked on.
+SAMPLE_ITEMS = 3
 
 BASELINE_MODELS = {
     "bm25": {"display_name": "BM25 (lexical baseline)", "license": "n/a (bm25s, Lucene BM25)"},
@@ -74,18 +79,22 @@ def ensure_baseline_models() -> list[EmbeddingModel]:
 
 def load_corpus(run: Run) -> Corpus:
     """The run's items from the database, checked (DatasetError when they cannot be evaluated as asked)."""
-    dataset = run.dataset
+    return corpus_of(run.dataset, list(run.languages or []))
+
+
+def corpus_of(dataset: Dataset, languages: list[str]) -> Corpus:
+    """A version's items in these languages (all when empty), checked as the engine checks them."""
     rows: dict[str, list[tuple[int, str, str]]] = {}
     items = Item.objects.filter(dataset=dataset)
-    if run.languages:
-        items = items.filter(language_id__in=[*run.languages, "eng"])
+    if languages:
+        items = items.filter(language_id__in=[*languages, "eng"])
     for code, item_id, persona, instruction in (
         items.order_by().values_list("language_id", "item_id", "persona", "instruction").iterator(chunk_size=5000)
     ):
         rows.setdefault(code, []).append((item_id, persona, instruction))
     return build_corpus(
         rows,
-        requested_languages=list(run.languages or []),
+        requested_languages=list(languages),
         name=dataset.name,
         version=dataset.version,
         content_hash=dataset.content_hash,
@@ -167,7 +176,7 @@ def encode_run_language(
     loaded = load_backend(
         run.model.name,
         revision=revision,
-        cache_root=settings.EMBEDDING_CACHE_DIR,
+        cache_root=embedding_cache_store(),
         device=device,
         batch_size=batch_size,
     )
@@ -219,7 +228,7 @@ def execute_run(
         commit = resolved.commit
     run.pin(commit)
 
-    pairs.use_store(settings.PAIR_SET_DIR)
+    pairs.use_store(pair_set_store())
     try:
         _evaluate_and_write(run, corpus, name, revision, resolved, device, batch_size, report)
     finally:
@@ -232,11 +241,20 @@ def _evaluate_and_write(run, corpus, name, revision, resolved, device, batch_siz
         name,
         revision=revision,
         resolved=resolved,
-        cache_root=settings.EMBEDDING_CACHE_DIR,
+        cache_root=embedding_cache_store(),
         device=device,
         batch_size=batch_size,
         progress=report,
     )
+    if isinstance(loaded.backend, DenseBackend):
+        # Before the whole benchmark is encoded: a model whose embeddings say nothing is refused here.
+        samples = {
+            code: [*texts.personas[:SAMPLE_ITEMS], *texts.instructions[:SAMPLE_ITEMS]]
+            for code, texts in corpus.languages.items()
+        }
+        check_sample_embeddings(
+            loaded.backend.encoder.encode_aside, samples, min_spread=settings.PREFLIGHT_MIN_EMBEDDING_SPREAD
+        )
     result = evaluate(
         corpus,
         loaded.backend,

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 from django.db import IntegrityError, connection, transaction
@@ -28,15 +27,11 @@ from evaluation.engine.dataset_files import (
     Problems,
     open_source,
 )
-from evaluation.engine.errors import HubUnreachableError
 from evaluation.models import Dataset, Item
 from evaluation.signals import announce_results_changed
 
 DEMO_DIR = Path(__file__).resolve().parent / "demo"
 DEFAULT_BATCH_SIZE = 2_000
-HUB_PREFIX = "hf://"
-HUB_ALLOW_PATTERNS = ["nirdesha_*.jsonl", "dataset_card.json"]
-HUB_REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 
 # Card values used when neither the options nor dataset_card.json give one, by dataset name.
 DEFAULT_CARDS: dict[str, dict[str, str]] = {
@@ -56,7 +51,6 @@ DEFAULT_CARDS: dict[str, dict[str, str]] = {
         "provenance": "Synthesised in English, machine-translated, human-validated sample.",
     },
 }
-VALIDATION_DEFAULT_NAME = "nirdesha-validation"
 CARD_TEXT_FIELDS = ("license", "description", "provenance", "translation_pipeline", "citation", "homepage")
 
 Writer = Literal["auto", "bulk_create", "copy"]
@@ -86,6 +80,8 @@ class ImportResult:
     created: bool
     item_counts: dict[str, int] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    # What was queued on the new version as references (evaluation.references), one line each.
+    references: list[str] = field(default_factory=list)
 
     @property
     def summary(self) -> str:
@@ -109,8 +105,12 @@ def import_dataset(
     writer: Writer = "auto",
     progress: Callable[[int | None], ProgressBar] | None = None,
     on_error: OnError = "fail",
+    trusted_root: Path | None = None,
+    queue_references: bool | None = None,
 ) -> ImportResult:
     """Import the dataset files in `folder` as `name` `version`, whole or not at all.
+
+    `trusted_root` is where the folder's symbolic links may point (a Hub snapshot's: its cache folder).
 
     Card values come from `card` (options) over the folder's dataset_card.json over DEFAULT_CARDS.
     Raises DatasetFileError (bad files, every problem listed) or ImportRefused (conflict with
@@ -120,17 +120,18 @@ def import_dataset(
     Every repaired or skipped row lands in the dataset's import_report, and when there is any, the
     version's content hash covers the files, the policy and that list: the same files imported
     with a different decision are a different version.
+
+    Once a new version's items are committed, the lexical baselines are queued on it through the
+    submission path (`queue_references`, by default settings.EVALUATION_REFERENCES), so that the
+    first model submitted there is ranked beside them.
     """
     if on_error not in ON_ERROR_CHOICES:
         raise ImportRefused(f"--on-error must be one of {', '.join(ON_ERROR_CHOICES)}, not {on_error!r}.")
     if writer == "copy" and connection.vendor != "postgresql":
         raise ImportRefused("The COPY writer needs PostgreSQL.")
     folder = Path(folder)
-    source = open_source(folder)
-    # The validation CSVs are a 150-item sample: it must never share a name and version with the full
-    # benchmark, whose published scores were computed on 50,000-item pools.
-    default_name = VALIDATION_DEFAULT_NAME if source.format == "validation-csv" else "nirdesha"
-    fields = _card_fields(source.card, name=name, version=version, options=card or {}, default_name=default_name)
+    source = open_source(folder, trusted_root=trusted_root)
+    fields = _card_fields(source.card, name=name, version=version, options=card or {}, default_name=source.default_name)
     name, version = fields.pop("name"), fields.pop("version")
     fingerprint = source.fingerprint()
 
@@ -166,7 +167,12 @@ def import_dataset(
     finally:
         bar.close()
     warnings = [*problems.warnings, *(f"{decision}" for decision in problems.decisions)]
-    return ImportResult(dataset=dataset, created=True, item_counts=counts, warnings=warnings)
+    references: list[str] = []
+    if settings.EVALUATION_REFERENCES if queue_references is None else queue_references:
+        from evaluation.references import queue_baselines
+
+        references = queue_baselines(dataset)
+    return ImportResult(dataset=dataset, created=True, item_counts=counts, warnings=warnings, references=references)
 
 
 def decided_hash(files_hash: str, on_error: str, rows: list[dict]) -> str:
@@ -179,8 +185,11 @@ def decided_hash(files_hash: str, on_error: str, rows: list[dict]) -> str:
 
 
 def load_demo() -> ImportResult:
-    """Import the demo sample shipped in evaluation/demo (name and version from its card)."""
-    return import_dataset(DEMO_DIR, is_demo=True, source_label="evaluation/demo")
+    """Import the demo sample shipped in evaluation/demo (name and version from its card).
+
+    `manage.py load_demo` evaluates the baselines on it at once, in its own process, so the import
+    queues none."""
+    return import_dataset(DEMO_DIR, is_demo=True, source_label="evaluation/demo", queue_references=False)
 
 
 def _card_fields(
@@ -284,60 +293,3 @@ def _copy_batch(dataset: Dataset, batch: list[ItemRow]) -> None:
     with connection.cursor() as cursor, cursor.copy(statement) as copy:
         for row in batch:
             copy.write_row((dataset.pk, row.item_id, row.language, row.persona, row.instruction, row.description))
-
-
-# --- the Hugging Face Hub -----------------------------------------------------------------------
-
-
-def fetch_from_hub(repo_id: str, *, revision: str | None = None) -> tuple[Path, str]:
-    """Download a dataset repository's Nirdesha files; (local folder, source label with the commit).
-
-    HF_ENDPOINT is read at call time (huggingface_hub reads it once at import), so a mirror set in
-    the environment later is honoured.
-    """
-    from huggingface_hub import constants, snapshot_download
-    from huggingface_hub.errors import (
-        GatedRepoError,
-        HfHubHTTPError,
-        LocalEntryNotFoundError,
-        RepositoryNotFoundError,
-        RevisionNotFoundError,
-    )
-
-    repo_id = repo_id.removeprefix(HUB_PREFIX).strip("/")
-    if not HUB_REPO_ID.match(repo_id):
-        raise ImportRefused(f"{repo_id!r} is not a Hugging Face dataset id (owner/name).")
-    endpoint = os.environ.get("HF_ENDPOINT") or constants.ENDPOINT
-    if constants.is_offline_mode():
-        raise HubUnreachableError(
-            f"Could not reach the Hugging Face Hub for {repo_id}: offline mode is on (HF_HUB_OFFLINE). "
-            "Unset it, or download the files and import the folder."
-        )
-    try:
-        folder = snapshot_download(
-            repo_id,
-            repo_type="dataset",
-            revision=revision,
-            allow_patterns=HUB_ALLOW_PATTERNS,
-            endpoint=endpoint,
-            etag_timeout=10,
-        )
-    except (RepositoryNotFoundError, GatedRepoError) as error:
-        raise ImportRefused(f"No dataset {repo_id} on the Hugging Face Hub that this machine may read.") from error
-    except RevisionNotFoundError as error:
-        raise ImportRefused(f"Dataset {repo_id} has no revision {revision!r} on the Hugging Face Hub.") from error
-    except (LocalEntryNotFoundError, HfHubHTTPError, OSError) as error:
-        raise HubUnreachableError(
-            f"Could not reach the Hugging Face Hub at {endpoint} to download {repo_id} ({_root_cause(error)}). "
-            "Check the network, or download the files and import the folder."
-        ) from error
-    folder_path = Path(folder)
-    label = f"{HUB_PREFIX}{repo_id}@{folder_path.name}"  # The snapshot folder is named after the commit.
-    return folder_path, label
-
-
-def _root_cause(error: BaseException) -> str:
-    while error.__cause__ is not None:
-        error = error.__cause__
-    text = str(error).splitlines()[0] if str(error) else ""
-    return f"{type(error).__name__}: {text}"[:200]

@@ -221,3 +221,27 @@ class RunLifecycle:
             for a in self.attempts
         )
         return replace(self, attempts=closed)
+
+
+def stage_fraction(stage: str, percent: float) -> float | None:
+    """How much of `stage` is done (0..1) when the whole run is at `percent`; None for a stage without a span."""
+    span = STAGE_SPANS.get(stage)
+    if span is None:
+        return None
+    start, end = span
+    return min(max((percent - start) / (end - start), 0.0), 1.0)
+
+
+# An estimate needs some of the stage behind it: before this much of it (and this many seconds), none.
+MIN_ESTIMATE_FRACTION = 0.02
+MIN_ESTIMATE_SECONDS = 5.0
+
+
+def stage_remaining_seconds(stage: str, percent: float, seconds_in_stage: float) -> float | None:
+    """The seconds the current stage still needs at the pace it has kept so far (linear in its progress).
+
+    None when the stage has too little behind it to tell (an estimate from the first batch misleads)."""
+    fraction = stage_fraction(stage, percent)
+    if fraction is None or fraction < MIN_ESTIMATE_FRACTION or seconds_in_stage < MIN_ESTIMATE_SECONDS:
+        return None
+    return seconds_in_stage * (1 - fraction) / fraction

@@ -3,23 +3,26 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import PurePosixPath
 
 from django.conf import settings
 from django.db import IntegrityError, models, transaction
 from django.db.models import Count, Exists, F, OuterRef, Q, Value
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, Lower
 from django.urls import reverse
 from django.utils import timezone
 
 from evaluation.engine import ENGINE_VERSION
 from evaluation.engine.errors import DuplicateRunError
+from evaluation.engine.languages import BCP47
 from evaluation.engine.registry import TASKS, is_cross_lingual
 from evaluation.engine.results import Details
 from evaluation.lifecycle import Attempt, RunLifecycle
+from evaluation.lifecycle import stage_remaining_seconds as stage_remaining
 from evaluation.public import public_details, public_manifest, public_model_name
 from evaluation.published import PublishedDetails
+from evaluation.redaction import public_failure
 from evaluation.signals import announce_results_changed, announce_run_over
 
 
@@ -43,6 +46,11 @@ class Language(models.Model):
     @property
     def direction(self) -> str:
         return "rtl" if self.rtl else "ltr"
+
+    @property
+    def bcp47(self) -> str:
+        """The tag for a page's `lang` attribute (`hi`, not the stored ISO 639-3 `hin`)."""
+        return BCP47.get(self.code, self.code)
 
     @property
     def font_class(self) -> str:
@@ -218,11 +226,15 @@ class Dataset(models.Model):
 
     @property
     def pool_size(self) -> int:
-        """Items per translated language: the retrieval pool size that every score depends on."""
+        """Items per translated language: the retrieval pool size that every score depends on.
+
+        Counted from the version's own items; a version without items (the published results alone)
+        takes the pool its published figures were counted over (49,949 for the shipped files, read off
+        the values), else the declared size: chance levels and headers then match the figures shown."""
         counts = [n for code, n in self.item_counts_by_language().items() if code != "eng"]
         if counts:
             return max(counts)
-        return self.declared_pool_size or 0
+        return self.published_query_count or self.declared_pool_size or 0
 
 
 class Item(models.Model):
@@ -244,6 +256,12 @@ class Item(models.Model):
 
     def __str__(self) -> str:
         return f"{self.dataset.slug} #{self.item_id} [{self.language_id}]"
+
+
+class EmbeddingModelQuerySet(models.QuerySet):
+    def named(self, name: str) -> EmbeddingModelQuerySet:
+        """The model of this name in any case: Hub ids are case-insensitive, so one model has one row."""
+        return self.filter(name__iexact=name)
 
 
 class EmbeddingModel(models.Model):
@@ -274,8 +292,15 @@ class EmbeddingModel(models.Model):
         null=True, blank=True, help_text="Declared at submission: trained or tuned on this benchmark's data."
     )
 
+    objects = EmbeddingModelQuerySet.as_manager()
+
     class Meta:
         ordering = ["display_name", "name"]
+        constraints = [
+            # The Hub answers `owner/name` in any case with the same repository: one row per model,
+            # kept under the Hub's own spelling (evaluation.engine.hub.inspect reads it from the answer).
+            models.UniqueConstraint(Lower("name"), name="embeddingmodel_name_unique_in_any_case")
+        ]
 
     def __str__(self) -> str:
         return self.label
@@ -321,18 +346,34 @@ class RunQuerySet(models.QuerySet):
         return self.on_board().filter(dataset=dataset).select_related("model", "dataset").order_by("pk")
 
     def on_board(self) -> RunQuerySet:
-        """Finished runs that the leaderboard ranks: those their submitters have not withdrawn."""
-        return self.finished().filter(withdrawn_at__isnull=True)
+        """Finished runs that the leaderboard ranks: those their submitters have not withdrawn.
+
+        A run of a revision that may not stand for its model (a pull request or another branch,
+        submitted by someone other than staff) is never on the board: it keeps its own page."""
+        return self.finished().filter(withdrawn_at__isnull=True, stands_for_model=True)
 
     def finished(self) -> RunQuerySet:
         return self.filter(status=Run.Status.DONE)
 
     def matching(self, search: str) -> RunQuerySet:
-        """Runs whose model's name or display name contains every word of `search` (any case)."""
+        """Runs whose model's name or display name contains every word of `search` (any case).
+
+        A local folder is found by its display name only: its name is a path on the workers' disk,
+        which a search must not let anyone confirm by guessing."""
         queryset = self
         for word in search.split():
-            queryset = queryset.filter(Q(model__name__icontains=word) | Q(model__display_name__icontains=word))
+            named = Q(model__name__icontains=word, model__is_local=False)
+            queryset = queryset.filter(named | Q(model__display_name__icontains=word))
         return queryset
+
+    def of_model_named(self, name: str) -> RunQuerySet:
+        """Runs of the model of this name (any case), as the API's `?model=` filter finds them.
+
+        A local folder answers to its display name only, never to its path: a right and a wrong
+        guess of the path find the same nothing."""
+        hub_or_baseline = Q(model__name__iexact=name, model__is_local=False)
+        local = Q(model__is_local=True, model__display_name__iexact=name) if name.strip() else Q(pk__in=[])
+        return self.filter(hub_or_baseline | local)
 
     def published(self) -> RunQuerySet:
         return self.filter(origin=Run.Origin.PUBLISHED)
@@ -400,9 +441,24 @@ class RunQuerySet(models.QuerySet):
         """Submissions that use up the daily quota: failures on our side are given back."""
         return self.filter(submitted_by=user, created_at__gte=since).exclude(failure_category=Run.FailureCategory.OURS)
 
+    def counting_towards_network_quota(self, network: str, since: datetime) -> RunQuerySet:
+        """Submissions from one client network (an IPv4 address, an IPv6 /64) that use up its daily quota."""
+        if not network:
+            return self.none()
+        return self.filter(client_network=network, created_at__gte=since).exclude(
+            failure_category=Run.FailureCategory.OURS
+        )
+
     def stalled(self, before: datetime) -> RunQuerySet:
         """Runs a worker holds but has not reported on since `before`: the worker is presumed lost."""
         return self.running().filter(Q(heartbeat_at__lt=before) | Q(heartbeat_at__isnull=True))
+
+    def forgotten_by_the_broker(self, sent_before: datetime) -> RunQuerySet:
+        """Runs waiting for a worker whose task was published before `sent_before` and that no worker has
+        claimed since: the broker may have lost the message (a Redis that restarted without its data)."""
+        return self.filter(
+            status__in=[Run.Status.QUEUED, Run.Status.PREFLIGHT], worker="", enqueue_pending_since__isnull=True
+        ).filter(Q(sent_at__lt=sent_before) | Q(sent_at__isnull=True))
 
     def claim_for_preflight(self, pk: int, token: str) -> Run | None:
         """Take a queued run for its pre-flight checks; None when another worker has it or it is over."""
@@ -495,10 +551,19 @@ class Run(models.Model):
     # The transactional outbox (evaluation/outbox.py): set in the transaction that queues the run,
     # cleared once the broker has taken its task. A run still marked is sent again by the sweeper.
     enqueue_pending_since = models.DateTimeField(null=True, blank=True, db_index=True)
+    # When the run's task was last handed to the broker (by the outbox, or by a retry of its task). A
+    # run that waits unclaimed long after this is sent again: the broker may have forgotten it.
+    sent_at = models.DateTimeField(null=True, blank=True)
 
     submitted_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
     )
+    # The client network the submission came from (an IPv4 address or an IPv6 /64): the daily quota
+    # counts it as well as the person, so that many accounts on one address share one quota.
+    client_network = models.CharField(max_length=64, blank=True, db_index=True)
+    # False for a revision that may not stand for the model on the board (a pull request or another
+    # branch, submitted by anyone but staff): the run is shown on its own, never in the model's row.
+    stands_for_model = models.BooleanField(default=True)
     note = models.TextField(blank=True)
     notify_by_email = models.BooleanField(default=False, help_text="E-mail the submitter when the run ends.")
     withdrawn_at = models.DateTimeField(
@@ -545,6 +610,11 @@ class Run(models.Model):
     @property
     def is_published(self) -> bool:
         return self.origin == self.Origin.PUBLISHED
+
+    @property
+    def public_message(self) -> str:
+        """The message as anyone but staff reads it: the failure's kind and whose fault, never where it happened."""
+        return public_failure(self.message, submitters_fault=self.failure_category == self.FailureCategory.SUBMITTER)
 
     @property
     def published_details(self) -> PublishedDetails:
@@ -626,6 +696,27 @@ class Run(models.Model):
             model.save(update_fields=changed)
             announce_results_changed(EmbeddingModel, run=self.pk)
         return changed
+
+    @property
+    def elapsed_seconds(self) -> int | None:
+        """Seconds since the run started (until it finished); None before it starts."""
+        if self.started_at is None:
+            return None
+        end = self.finished_at if self.is_terminal and self.finished_at else timezone.now()
+        return max(0, round((end - self.started_at).total_seconds()))
+
+    @property
+    def stage_remaining_seconds(self) -> int | None:
+        """About how many seconds the current stage still needs at its pace so far (evaluation.lifecycle)."""
+        entered = (self.stage_timestamps or {}).get(self.status)
+        if self.is_terminal or not entered:
+            return None
+        when = datetime.fromisoformat(entered)
+        # Stamps are written aware (UTC); an older or hand-written one without a zone is read as UTC.
+        when = when if timezone.is_aware(when) else timezone.make_aware(when, UTC)
+        seconds = (timezone.now() - when).total_seconds()
+        remaining = stage_remaining(self.status, self.progress, seconds)
+        return None if remaining is None else round(remaining)
 
     def stamped(self, stage: str, when: datetime | None = None) -> dict:
         """stage_timestamps with `stage` added: the first time the run reached each stage.
@@ -757,6 +848,8 @@ class Run(models.Model):
             message=message,
             stage_detail=fields.pop("stage_detail", "waiting to retry"),
             stage_timestamps=self.stamped(self.Status.QUEUED, now),
+            # The task's retry publishes its message now: the run is not forgotten while it waits.
+            sent_at=now,
             **fields,
         )
 

@@ -27,7 +27,10 @@ def run_over_message(run: Run) -> tuple[str, str]:
             f"Its results and where the model stands: {site_url(reverse('leaderboard:run_detail', args=[run.pk]))}\n"
         )
     else:
-        reason = f"{run.get_failure_category_display()}: {run.message}" if run.failure_category else run.message
+        # Staff read the whole message; anyone else its kind and whose fault it was (Run.public_message).
+        staff = run.submitted_by is not None and run.submitted_by.is_staff
+        message = run.message if staff else run.public_message
+        reason = f"{run.get_failure_category_display()}: {message}" if run.failure_category else message
         subject = f"Run {run.pk} failed: {name}"
         body = (
             f"Your run {run.pk} ({name}) failed.\n\n"

@@ -10,9 +10,9 @@ person is told the run is recorded and will start, and the sweeper publishes eve
 once the broker is back. A message sent twice (published, then the clearing write lost) is harmless:
 workers take a run by a conditional update on its row, so only one of them runs it.
 
-The tasks are sent by their functions, so this module imports evaluation.tasks. The worker side (the
-tasks and evaluation.worker) therefore never imports it: it announces a run that needs sending, and
-the sweep, through evaluation.signals, to which this module is subscribed in apps.ready().
+The tasks are sent by their registered names (`app.send_task`, routed by CELERY_TASK_ROUTES like any
+task), so this module imports neither evaluation.tasks nor evaluation.worker, and both call it
+directly: no cycle, and no signal standing in for an import.
 """
 
 from __future__ import annotations
@@ -22,14 +22,14 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
-from typing import Any
+from typing import cast
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from evaluation import tasks
-from evaluation.models import Run
+from config.celery_app import app
+from evaluation.models import Run, RunQuerySet
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +38,11 @@ logger = logging.getLogger(__name__)
 SWEEP_GRACE = timedelta(seconds=15)
 # One quick attempt to publish: a person may be waiting on the answer, and the sweeper retries later.
 PUBLISH_RETRY_POLICY = {"max_retries": 0, "interval_start": 0, "interval_step": 0, "interval_max": 0}
+# The names the tasks are registered under in evaluation/tasks.py; a foundation test checks each one.
+PREFLIGHT_TASK = "evaluation.preflight_run"
+SPLIT_EVALUATION_TASK = "evaluation.split_evaluation"
+EVALUATION_TASK = "evaluation.evaluate_run"
+TASK_NAMES = (PREFLIGHT_TASK, SPLIT_EVALUATION_TASK, EVALUATION_TASK)
 
 
 class SendResult(enum.Enum):
@@ -119,15 +124,15 @@ def requeue(run: Run) -> SendResult | None:
     return sending.result
 
 
-def _task_for(run: Run) -> Any:
-    """The task a marked run needs next: its pre-flight checks, or its evaluation once they passed."""
+def _task_for(run: Run) -> str:
+    """The name of the task a marked run needs next: its pre-flight checks, or its evaluation once they passed."""
     if not run.preflight_passed:
-        return tasks.preflight_run
+        return PREFLIGHT_TASK
     if settings.EVALUATION_SPLIT_ENCODING:
         # One task that fans the encoding out per language: sent through this outbox like any other,
         # so a split run survives a broker outage and a re-queue too.
-        return tasks.split_evaluation
-    return tasks.evaluate_run
+        return SPLIT_EVALUATION_TASK
+    return EVALUATION_TASK
 
 
 def send(run_id: int) -> SendResult:
@@ -143,24 +148,55 @@ def send(run_id: int) -> SendResult:
         Run.objects.filter(pk=run_id).update(enqueue_pending_since=None)
         return SendResult.SENT
     try:
-        _task_for(run).apply_async(args=[run_id], retry=True, retry_policy=PUBLISH_RETRY_POLICY)
+        app.send_task(_task_for(run), args=[run_id], retry=True, retry_policy=PUBLISH_RETRY_POLICY)
     except Exception as exc:  # kombu raises several types for an unreachable broker; all mean "later".
         logger.warning("Run %s: the broker did not take its task (%s); it stays pending", run_id, type(exc).__name__)
         return SendResult.DEFERRED
     # Cleared only if nobody marked it again meanwhile (a re-queue would have a newer mark).
-    Run.objects.filter(pk=run_id, enqueue_pending_since=run.enqueue_pending_since).update(enqueue_pending_since=None)
+    Run.objects.filter(pk=run_id, enqueue_pending_since=run.enqueue_pending_since).update(
+        enqueue_pending_since=None, sent_at=timezone.now()
+    )
     return SendResult.SENT
 
 
+def _runs() -> RunQuerySet:
+    # The manager's own QuerySet methods, typed (mypy does not see through as_manager()).
+    return cast(RunQuerySet, Run.objects.all())
+
+
+def resend_forgotten() -> list[int]:
+    """Mark again the runs that waited unclaimed for RUN_UNCLAIMED_RESEND_SECONDS after their task was
+    sent; the ids. The broker took the message but may have lost it since (a Redis that restarted
+    without its data forgets every queued message, and nothing else would ever start those runs). A
+    message that was only slow is then sent twice, which is harmless: the claim keeps the run single.
+    """
+    before = timezone.now() - timedelta(seconds=settings.RUN_UNCLAIMED_RESEND_SECONDS)
+    forgotten = list(_runs().forgotten_by_the_broker(before).order_by("pk").values_list("pk", flat=True))
+    resent: list[int] = []
+    for pk in forgotten:
+        # Marked only if still waiting unclaimed (a worker may have taken it since the query); the mark
+        # stays, for the sweep to send, if the broker does not take the message now.
+        if _runs().forgotten_by_the_broker(before).filter(pk=pk).update(enqueue_pending_since=timezone.now()):
+            resent.append(pk)
+            if send(pk) is SendResult.DEFERRED:
+                break
+    if resent:
+        logger.warning("Runs %s waited unclaimed after their task was sent; sent again", resent)
+    return resent
+
+
 def sweep(*, grace: timedelta = SWEEP_GRACE) -> list[int]:
-    """Send every run still marked (the beat-driven sweeper calls this); the ids sent."""
+    """Send every run still marked, and again every run the broker seems to have forgotten (the
+    beat-driven sweeper calls this); the ids sent."""
+    sent = resend_forgotten()
     before = timezone.now() - grace
-    sent: list[int] = []
     for pk in (
         Run.objects.filter(enqueue_pending_since__lt=before)
         .order_by("enqueue_pending_since", "pk")
         .values_list("pk", flat=True)
     ):
+        if pk in sent:
+            continue
         if send(pk) is SendResult.DEFERRED:
             # The broker is still down; the next sweep tries again.
             break
@@ -168,16 +204,3 @@ def sweep(*, grace: timedelta = SWEEP_GRACE) -> list[int]:
     if sent:
         logger.info("Published pending runs %s", sent)
     return sent
-
-
-# Receivers of evaluation.signals, connected in apps.ready().
-
-
-def on_run_queued(sender: type, run_id: int, **kwargs: object) -> None:
-    """A run is back in the queue (its checks passed, or its worker was lost): mark it and send it."""
-    enqueue(run_id)
-
-
-def on_sweep_due(sender: type, **kwargs: object) -> list[int]:
-    """The beat-driven sweep task ran: send the runs recorded while the broker was down."""
-    return sweep()

@@ -44,6 +44,9 @@ class ModelCheck:
     config: dict = field(default_factory=dict)
     parameter_count: int | None = None
     license: str = ""
+    # Whether the pinned commit may stand for the model on the board (a tag or the main branch's
+    # history, evaluation.engine.hub.is_on_main_history); a pull request or another branch may not.
+    on_main_history: bool = True
 
     @property
     def weight_files(self) -> list[str]:
@@ -238,7 +241,7 @@ def check_hub_model(
     """Resolve a Hub model's revision to a commit and check its files from the Hub's metadata alone."""
     found = hub.inspect(repo_id, revision, endpoint=endpoint, timeout=timeout)
     check = ModelCheck(
-        name=repo_id,
+        name=found.name,
         is_local=False,
         commit=found.commit,
         files=found.files,
@@ -300,6 +303,48 @@ def tokenizer_coverage(
             "unk_rate": round(unknown / tokens, 4) if tokens else 0.0,
         }
     return coverage
+
+
+class UnreadableText(ModelRejected):
+    """The tokenizer turns too much of a language's sample into unknown tokens: the model cannot read it.
+
+    Carries the measured coverage, so that the run page shows the figures the refusal is based on."""
+
+    def __init__(self, message: str, coverage: Mapping[str, Mapping[str, float | int]]) -> None:
+        super().__init__(message)
+        self.coverage = dict(coverage)
+
+
+def enforce_readable(
+    by_language: Mapping[str, Mapping[str, float | int]],
+    *,
+    max_unknown_rate: float,
+    names: Mapping[str, str],
+    coverage: Mapping[str, Mapping[str, float | int]],
+) -> None:
+    """Refuse a model whose tokenizer maps more than `max_unknown_rate` of any language's sample to unknown tokens.
+
+    `by_language` is tokenizer_coverage() per language code; `coverage` (per script) is what the run page shows.
+    """
+    over = [
+        (code, figures)
+        for code, figures in by_language.items()
+        if figures.get("tokens") and float(figures["unk_rate"]) > max_unknown_rate
+    ]
+    if not over:
+        return
+    over.sort(key=lambda pair: (-float(pair[1]["unk_rate"]), pair[0]))
+    described = [
+        f"{names.get(code, code)} {100 * float(figures['unk_rate']):.1f}% "
+        f"({round(float(figures['unk_rate']) * int(figures['tokens']))} of {figures['tokens']} tokens, "
+        f"{figures['texts']} texts)"
+        for code, figures in over
+    ]
+    raise UnreadableText(
+        f"The tokenizer maps more than this site's limit of {100 * max_unknown_rate:.0f}% of a language's sample "
+        f"to unknown tokens, so the model cannot read it: {'; '.join(described)}.",
+        coverage,
+    )
 
 
 # Model facts -----------------------------------------------------------------------------------

@@ -71,7 +71,7 @@ def full_benchmark_dataset() -> Dataset:
         raise PublishedResultError(
             f"{dataset} holds {pool} items per language, but the published results were computed on "
             f"{FULL_BENCHMARK_POOL:,}-item pools; they cannot share a leaderboard. Import the smaller sample "
-            "under its own version (import_dataset ... --name nirdesha-validation --version 150)."
+            "under its own version (import_dataset ... --dataset nirdesha-validation@150)."
         )
     if dataset.declared_pool_size is None:
         dataset.declared_pool_size = FULL_BENCHMARK_POOL

@@ -14,6 +14,7 @@ from django.core.cache.backends.base import BaseCache
 from django.core.cache.backends.locmem import LocMemCache
 from django.http import HttpRequest
 
+from evaluation.networks import client_network
 from evaluation.submissions import SubmissionRefused
 
 WINDOW_SECONDS = 3600
@@ -43,9 +44,14 @@ def _spend(key: str, limit: int) -> bool:
     return used <= limit
 
 
+def client_address(request: HttpRequest) -> str:
+    """The address the request came from, as the server (or the proxy it trusts) set REMOTE_ADDR."""
+    return str(request.META.get("REMOTE_ADDR", "") or "")
+
+
 def check_submission_rate(request: HttpRequest) -> None:
     """Refuse a submission attempt over the hourly limit of its person or of its client address."""
-    address = request.META.get("REMOTE_ADDR", "") or "unknown"
+    address = client_network(client_address(request)) or "unknown"
     per_user = _spend(f"ratelimit:submit:user:{request.user.pk}", settings.SUBMISSION_RATE_PER_USER)
     per_address = _spend(f"ratelimit:submit:ip:{address}", settings.SUBMISSION_RATE_PER_IP)
     if not (per_user and per_address):

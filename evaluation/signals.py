@@ -21,27 +21,6 @@ results_changed = Signal()
 run_over = Signal()
 
 
-# Sent with sender = Run and `run_id` when a run is back in the queue and its next task must be sent
-# (its pre-flight checks passed, or its worker was lost). Sent at once, inside the producer's
-# transaction: the outbox (evaluation.outbox, subscribed in apps.ready()) marks the run in that same
-# transaction and sends the task after the commit. The worker side cannot import the outbox, which
-# imports the tasks so as to send them by function.
-run_queued = Signal()
-
-# Sent with sender = Run by the beat-driven sweep task: the outbox sends every run still marked.
-outbox_sweep_due = Signal()
-
-
-def announce_run_queued(sender: type, run_id: int) -> None:
-    """Have the run marked for sending in the current transaction and its task sent after the commit."""
-    run_queued.send(sender=sender, run_id=run_id)
-
-
-def announce_outbox_sweep_due(sender: type) -> None:
-    """Have every run still marked for sending sent now (the broker may be back)."""
-    outbox_sweep_due.send(sender=sender)
-
-
 def announce_run_over(sender: type, run_id: int) -> None:
     """Send run_over once the current transaction commits (at once outside a transaction)."""
     transaction.on_commit(lambda: run_over.send(sender=sender, run_id=run_id))

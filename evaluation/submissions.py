@@ -16,11 +16,12 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from evaluation import outbox
-from evaluation.engine import ENGINE_VERSION
+from evaluation.engine import ENGINE_VERSION, hub
 from evaluation.engine.baselines import LEXICAL_NAMES
 from evaluation.engine.errors import HubUnreachableError, ModelNotFoundError, SubmitterError
 from evaluation.lifecycle import RunLifecycle
 from evaluation.models import Dataset, EmbeddingModel, Run
+from evaluation.networks import client_network
 from evaluation.preflight import (
     InvalidModelReference,
     ModelCheck,
@@ -64,15 +65,28 @@ class Submission:
     from_catalogue: bool = False
     # The submitter asked for an e-mail when the run ends (DONE, or FAILED with the reason).
     notify_by_email: bool = False
+    # The address the request came from (REMOTE_ADDR): the daily quota also counts its network.
+    client_address: str = ""
 
 
 def quota_window_start(now: datetime | None = None) -> datetime:
     return (now or timezone.now()) - QUOTA_WINDOW
 
 
-def submissions_left(user) -> int:
-    used = Run.objects.counting_towards_quota(user, quota_window_start()).count()
-    return max(0, settings.SUBMISSION_DAILY_QUOTA - used)
+def submissions_left(user, client_address: str = "") -> int:
+    """What is left of the daily quota: the smaller of the person's and their client network's."""
+    since = quota_window_start()
+    used = Run.objects.counting_towards_quota(user, since).count()
+    network = client_network(client_address)
+    used_here = Run.objects.counting_towards_network_quota(network, since).count() if network else 0
+    return max(0, min(settings.SUBMISSION_DAILY_QUOTA - used, settings.SUBMISSION_DAILY_QUOTA_PER_ADDRESS - used_here))
+
+
+def has_verified_email(user) -> bool:
+    """Whether the person confirmed an e-mail address: a quota per person needs people who are real."""
+    from allauth.account.models import EmailAddress
+
+    return EmailAddress.objects.filter(user=user, verified=True).exists()
 
 
 def current_engine_version() -> str:
@@ -106,6 +120,12 @@ def check_model(user, model: str, revision: str = "") -> ModelCheck:
                 endpoint=settings.HF_ENDPOINT,
                 timeout=settings.HF_HUB_TIMEOUT_SECONDS,
             )
+            if not user.is_staff:
+                # Staff's runs stand for their model whatever the revision; anyone else's only at a
+                # tag or a commit the model's main branch has merged.
+                check.on_main_history = hub.is_on_main_history(
+                    check.name, revision.strip() or None, check.commit, endpoint=settings.HF_ENDPOINT
+                )
         enforce_size(check, max_bytes=settings.SUBMISSION_MAX_MODEL_BYTES)
     except InvalidModelReference as exc:
         raise SubmissionRefused(str(exc), code="invalid") from None
@@ -166,11 +186,29 @@ def new_model_description(user, submission: Submission, check: ModelCheck) -> di
     return described
 
 
+def quota_statement() -> str:
+    """Both daily limits in one sentence, as the submit page and the API's 429 state them."""
+    return (
+        f"at most {settings.SUBMISSION_DAILY_QUOTA} submissions per person and "
+        f"{settings.SUBMISSION_DAILY_QUOTA_PER_ADDRESS} per client address (per /64 network for IPv6) "
+        "in any 24 hours"
+    )
+
+
 def _quota_refusal() -> SubmissionRefused:
     return SubmissionRefused(
-        f"You have used your {settings.SUBMISSION_DAILY_QUOTA} submissions for the last 24 hours; "
-        "please try again later.",
+        f"The daily quota is used up for your account or for your address: {quota_statement()}. "
+        "Please try again later.",
         code="quota",
+        field=None,
+    )
+
+
+def _unverified_refusal() -> SubmissionRefused:
+    return SubmissionRefused(
+        "Confirm your e-mail address before submitting: open the link we sent you, or send it again from "
+        "your e-mail settings (/accounts/email/).",
+        code="unverified",
         field=None,
     )
 
@@ -206,6 +244,8 @@ def _record_run(
     notify_by_email: bool = False,
     tasks: list[str] | None = None,
     languages: list[str] | None = None,
+    client_network: str = "",
+    stands_for_model: bool = True,
 ) -> tuple[Run, outbox.Sending]:
     """Record a QUEUED run under the one duplicate rule and mark it in the outbox (inside a transaction).
 
@@ -228,6 +268,8 @@ def _record_run(
         notify_by_email=notify_by_email,
         tasks=list(tasks or []),
         languages=list(languages or []),
+        client_network=client_network,
+        stands_for_model=stands_for_model,
         created_at=now,
         stage_timestamps={Run.Status.QUEUED: now.isoformat()},
         lifecycle=(lifecycle or RunLifecycle()).to_dict(),
@@ -279,18 +321,22 @@ def submit(user, submission: Submission) -> Run:
         raise SubmissionRefused("There is no dataset to evaluate on yet.", code="no_dataset", field="dataset")
     # A cheap look before asking the Hub; the binding count is repeated under the lock below.
     limited = not submission.from_catalogue
-    if limited and submissions_left(user) <= 0:
+    if limited and not has_verified_email(user):
+        raise _unverified_refusal()
+    if limited and submissions_left(user, submission.client_address) <= 0:
         raise _quota_refusal()
     check = check_model(user, submission.model, submission.revision)
     engine_version = current_engine_version()
     try:
         with transaction.atomic():
             _lock_submitter(user)
-            if limited and submissions_left(user) <= 0:
+            if limited and submissions_left(user, submission.client_address) <= 0:
                 raise _quota_refusal()
-            model, created = EmbeddingModel.objects.get_or_create(
-                name=check.name, defaults=new_model_description(user, submission, check)
-            )
+            # One row per model whatever the case of its id: the row already there keeps its spelling.
+            model = EmbeddingModel.objects.named(check.name).first()
+            created = model is None
+            if model is None:
+                model = EmbeddingModel.objects.create(name=check.name, **new_model_description(user, submission, check))
             if not created:
                 model.fill_blanks(**trusted_description(user, submission, check))
                 # Staff's word is the site's: their declaration marks the model. Anyone else's waits on
@@ -307,6 +353,8 @@ def submit(user, submission: Submission) -> Run:
                 revision=submission.revision.strip(),
                 note=submission.note,
                 notify_by_email=submission.notify_by_email,
+                client_network=client_network(submission.client_address),
+                stands_for_model=check.on_main_history,
                 lifecycle=RunLifecycle(
                     submission={
                         **check.summary(),
@@ -318,11 +366,42 @@ def submit(user, submission: Submission) -> Run:
     except IntegrityError:
         # Two identical submissions raced past the duplicate check; the database's unique
         # constraint let exactly one of them in.
-        model = EmbeddingModel.objects.filter(name=check.name).first()
+        model = EmbeddingModel.objects.named(check.name).first()
         duplicate = model and Run.objects.duplicate_of(model, check.commit, dataset, engine_version)
         if duplicate is None:
             raise
         raise _duplicate_refusal(duplicate) from None
     # When the broker did not take the task, the run is recorded and marked; the sweeper sends it later.
+    outbox.raise_if_deferred(run, sending.result)
+    return run
+
+
+def submit_reference(check: ModelCheck, dataset: Dataset, *, description: dict, note: str) -> Run:
+    """Queue a reference model (a lexical baseline, the bundled MiniLM) on a version, as the site itself.
+
+    The same path as a submission from here on: the one duplicate rule (SubmissionRefused "duplicate"
+    when the model commit is already live there) and the outbox (BrokerUnavailable when the broker is
+    down; the run is recorded and the sweeper sends it). No person submits it, so no quota applies and
+    the run has no submitter.
+    """
+    engine_version = current_engine_version()
+    try:
+        with transaction.atomic():
+            model, _ = EmbeddingModel.objects.get_or_create(name=check.name, defaults=description)
+            run, sending = _record_run(
+                model,
+                dataset,
+                commit=check.commit,
+                engine_version=engine_version,
+                user=None,
+                note=note,
+                lifecycle=RunLifecycle(submission={**check.summary(), "reference": True}),
+            )
+    except IntegrityError:
+        model = EmbeddingModel.objects.filter(name=check.name).first()
+        duplicate = model and Run.objects.duplicate_of(model, check.commit, dataset, engine_version)
+        if duplicate is None:
+            raise
+        raise _duplicate_refusal(duplicate) from None
     outbox.raise_if_deferred(run, sending.result)
     return run

@@ -10,9 +10,8 @@ from celery import chord, shared_task
 from celery.signals import celeryd_init
 from django.conf import settings
 
-from evaluation import worker
+from evaluation import outbox, worker
 from evaluation.models import Run
-from evaluation.signals import announce_outbox_sweep_due, announce_run_queued
 
 # Messages are acknowledged only after the task ends, and a worker that dies mid-task gives its
 # message back to the broker; the run row's claim (worker.py) keeps a redelivered task from
@@ -48,11 +47,9 @@ def preflight_run(self, run_id: int) -> str:
 def dispatch_evaluation(run_id: int) -> None:
     """Queue a checked run's evaluation through the outbox: if the broker is unreachable now, the
     sweeper sends it later. With EVALUATION_SPLIT_ENCODING the message is `split_evaluation`
-    (evaluation.outbox chooses), which fans the encoding out per language.
-
-    Announced rather than called: the outbox sends these tasks by function, so it imports this
-    module, and this module cannot import it back (evaluation/signals.py)."""
-    announce_run_queued(Run, run_id)
+    (evaluation.outbox chooses), which fans the encoding out per language. The outbox sends tasks by
+    name, so it does not import this module."""
+    outbox.enqueue(run_id)
 
 
 @shared_task(name="evaluation.split_evaluation", **RELIABLE)
@@ -99,7 +96,7 @@ def encode_run_language(self, run_id: int, language: str) -> str:
 def sweep_stalled_runs() -> list[int]:
     requeued = worker.sweep_stalled_runs()
     # Runs recorded while the broker was down are sent now that it answers (evaluation/outbox.py).
-    announce_outbox_sweep_due(Run)
+    outbox.sweep()
     return requeued
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from functools import wraps
 
 from django.conf import settings
@@ -19,12 +20,13 @@ from evaluation import outbox
 from evaluation.api.serializers import RunStatusSerializer
 from evaluation.engine.registry import TASKS
 from evaluation.forms import SubmissionForm
+from evaluation.hooks import run_standing
 from evaluation.models import Dataset, Run
 from evaluation.outbox import BrokerUnavailable, SendResult
-from evaluation.ratelimits import check_submission_rate
+from evaluation.ratelimits import check_submission_rate, client_address
 from evaluation.redaction import public_log
+from evaluation.references import references_on
 from evaluation.submissions import SubmissionRefused, submissions_left, submit
-from leaderboard.standing import cached_run_standing
 
 QUEUE_DOWN_MESSAGE = (
     "Run {pk} is recorded, but the job queue cannot be reached right now. It will start on its own when the "
@@ -42,11 +44,12 @@ def _get_run_for_manager(request: HttpRequest, run_id: int) -> Run:
     return get_object_or_404(Run.objects.manageable_by(request.user), pk=run_id)
 
 
-def _limits(user) -> dict:
+def _limits(request: HttpRequest) -> dict:
     return {
         "max_bytes": settings.SUBMISSION_MAX_MODEL_BYTES,
         "quota": settings.SUBMISSION_DAILY_QUOTA,
-        "left": submissions_left(user),
+        "quota_per_address": settings.SUBMISSION_DAILY_QUOTA_PER_ADDRESS,
+        "left": submissions_left(request.user, client_address(request)),
         "max_hours": round(settings.SUBMISSION_MAX_RUN_SECONDS / 3600, 1),
     }
 
@@ -65,13 +68,15 @@ def _login_to_submit(view: Callable[..., HttpResponse]) -> Callable[..., HttpRes
 
 
 def _submit_context(request: HttpRequest, form: SubmissionForm, refusal: SubmissionRefused | None) -> dict:
+    target = Dataset.objects.default_for_submissions()
     return {
         "form": form,
         "refusal": refusal,
-        "limits": _limits(request.user),
+        "limits": _limits(request),
         "versions": Dataset.objects.for_submit_page(),
         # The version a submission runs on unless staff choose another, and who it is ranked against there.
-        "target": Dataset.objects.default_for_submissions(),
+        "target": target,
+        "references": references_on(target) if target is not None else None,
         "tasks": [spec.short_title for spec in TASKS.values()],
     }
 
@@ -91,7 +96,7 @@ def submit_model(request: HttpRequest) -> HttpResponse:
         form.add_error(None, refusal.message)
     elif request.method == "POST" and form.is_valid():
         try:
-            run = submit(request.user, form.to_submission())
+            run = submit(request.user, replace(form.to_submission(), client_address=client_address(request)))
         except SubmissionRefused as exc:
             refusal = exc
             form.add_error(exc.field if exc.field in form.fields else None, exc.message)
@@ -127,7 +132,9 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
         "can_requeue": run.can_be_requeued_by(request.user),
         "can_withdraw": run.can_be_withdrawn_by(request.user),
         "can_restore": run.can_be_restored_by(request.user),
-        "standing": cached_run_standing(run) if run.withdrawn_at is None else None,
+        "standing": run_standing(run) if run.withdrawn_at is None else None,
+        # Who the run stands beside on its version; a published result has no version of its own to share.
+        "references": None if run.is_published else references_on(run.dataset, besides=run.model),
     }
     return render(request, "evaluation/run_detail.html", context)
 
@@ -143,7 +150,7 @@ def run_status(request: HttpRequest, run_id: int) -> JsonResponse:
 @login_required
 def my_runs(request: HttpRequest) -> HttpResponse:
     runs = Run.objects.filter(submitted_by=request.user).select_related("model", "dataset")
-    return render(request, "evaluation/run_list.html", {"runs": runs, "limits": _limits(request.user)})
+    return render(request, "evaluation/run_list.html", {"runs": runs, "limits": _limits(request)})
 
 
 @login_required

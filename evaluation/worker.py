@@ -22,9 +22,10 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
-from django.db import InterfaceError, OperationalError, transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
 from django.utils import timezone
 
+from evaluation import outbox
 from evaluation.engine import hub
 from evaluation.engine.errors import (
     DatasetError,
@@ -43,8 +44,10 @@ from evaluation.lifecycle import (
 from evaluation.models import EmbeddingModel, Run
 from evaluation.preflight import (
     ModelRejected,
+    UnreadableText,
     check_hub_model,
     check_support_files,
+    enforce_readable,
     enforce_size,
     inspect_local_folder,
     load_tokenizer,
@@ -52,7 +55,6 @@ from evaluation.preflight import (
     tokenizer_coverage,
 )
 from evaluation.progress import ClaimLost, LogCapture, ProgressCallback, ProgressReporter
-from evaluation.signals import announce_run_queued
 
 logger = logging.getLogger(__name__)
 
@@ -199,6 +201,17 @@ def claim_token(worker: str = "") -> str:
     return f"{host} pid {os.getpid()} #{uuid.uuid4().hex[:8]}"
 
 
+def reconnect_if_dropped() -> None:
+    """Replace a database connection the server closed (terminated, restarted, failed over).
+
+    Django reconnects only when it has no connection at all: without this, recording the retry after a
+    dropped connection failed on the same dead connection, the run kept its claim, and only the
+    sweeper freed it, RUN_STALL_SECONDS later (17 minutes with the defaults) instead of a few seconds.
+    """
+    if connection.connection is not None and not connection.is_usable():
+        connection.close()
+
+
 def _save_log(run: Run, name: str, lines: list[str]) -> str:
     """Keep the full log of one attempt in the default storage (a shared store in production)."""
     path = f"runs/{run.pk}/{name}.log"
@@ -235,9 +248,15 @@ def run_preflight(run_id: int, *, worker: str = "", echo: ProgressCallback | Non
         return LOST
     except SubmitterError as exc:
         reporter.log(f"Pre-flight checks failed: {exc}")
-        run.fail_as(token, Run.FailureCategory.SUBMITTER, str(exc), log_tail=reporter.tail.text())
+        fields: dict[str, object] = {"log_tail": reporter.tail.text()}
+        if isinstance(exc, UnreadableText):
+            # The measured rates stay with the failed run, for its page (Run.tokenizer_coverage).
+            checked = {"passed": False, "checked_at": timezone.now().isoformat(), "tokenizer_coverage": exc.coverage}
+            fields["lifecycle"] = run.life.with_preflight(checked).to_dict()
+        run.fail_as(token, Run.FailureCategory.SUBMITTER, str(exc), **fields)
         return FAILED
     except TRANSIENT_ERRORS as exc:
+        reconnect_if_dropped()
         life = run.life.with_preflight_try()
         tries = life.preflight_tries
         if tries >= settings.RUN_MAX_ATTEMPTS:
@@ -307,16 +326,26 @@ def _check_run_model(run: Run, report: ProgressReporter) -> dict:
     tokenizer = load_tokenizer(folder)
     # A few sentences per script: the first items of each language, grouped by the language's script.
     scripts = dict(run.dataset.languages().values_list("code", "script"))
+    by_code = run.dataset.sample_texts(languages=run.languages or None)
     samples: dict[str, list[str]] = {}
     languages: dict[str, list[str]] = {}
-    for code, texts in run.dataset.sample_texts(languages=run.languages or None).items():
+    for code, texts in by_code.items():
         samples.setdefault(scripts[code], []).extend(texts)
         languages.setdefault(scripts[code], []).append(code)
-    coverage = tokenizer_coverage(
-        lambda text: tokenizer(text, add_special_tokens=False)["input_ids"], tokenizer.unk_token_id, samples
-    )
+
+    def encode(text: str) -> list[int]:
+        return tokenizer(text, add_special_tokens=False)["input_ids"]
+
+    coverage = tokenizer_coverage(encode, tokenizer.unk_token_id, samples)
     for script, figures in coverage.items():
         figures.update(languages=languages[script], source="pre-flight (first items of each language)")
+    # A model that reads a language as unknown tokens would take a GPU to score noise: refused here, with the figures.
+    enforce_readable(
+        tokenizer_coverage(encode, tokenizer.unk_token_id, by_code),
+        max_unknown_rate=settings.PREFLIGHT_MAX_UNKNOWN_RATE,
+        names=dict(run.dataset.languages().values_list("code", "name")),
+        coverage=coverage,
+    )
     # The facts columns (dimension, max tokens, fp16 memory, licence, Hub link) come from the files just checked.
     model.fill_blanks(**read_model_facts(folder, check))
     summary = {
@@ -419,8 +448,14 @@ def _evaluate_claimed(
     manifest = run.manifest or {}
     counts = {key: manifest.get(key) for key in ("texts_total", "texts_encoded", "texts_from_cache")}
     reporter.log(f"Done: {counts['texts_encoded']} texts encoded, {counts['texts_from_cache']} from the cache")
-    lifecycle = close(DONE, **counts).to_dict()
-    if not run.finish_as(token, lifecycle=lifecycle, log_tail=reporter.tail.text(), message=""):
+    try:
+        finished = run.finish_as(
+            token, lifecycle=close(DONE, **counts).to_dict(), log_tail=reporter.tail.text(), message=""
+        )
+    except TRANSIENT_ERRORS as exc:
+        # The connection dropped at the last write: retried like any other step, from the cache.
+        return _retry_or_fail(run, token, reporter, exc, batch_size, close)
+    if not finished:
         reporter.raise_for_lost_claim()
     return DONE
 
@@ -453,6 +488,7 @@ def _retry_or_fail(
     run: Run, token: str, reporter: ProgressReporter, exc: Exception, batch_size: int | None, close
 ) -> str:
     """Retry our own transient failures (halving the batch after running out of memory), else fail."""
+    reconnect_if_dropped()
     out_of_memory = is_out_of_memory(exc)
     batch_size = batch_size or (AUTOMATIC_BATCH_SIZE if out_of_memory else None)
     if not out_of_memory and not isinstance(exc, TRANSIENT_ERRORS):
@@ -521,7 +557,7 @@ def sweep_stalled_runs(*, older_than: float | None = None) -> list[int]:
             run.save()
             if run.status == Run.Status.QUEUED:
                 # The outbox marks it in this transaction and sends its task after the commit.
-                announce_run_queued(Run, run.pk)
+                outbox.enqueue(run.pk)
     if requeued:
         logger.info("Re-queued stalled runs %s", requeued)
     return requeued

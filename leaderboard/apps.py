@@ -1,4 +1,12 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from django.apps import AppConfig
+
+if TYPE_CHECKING:
+    from evaluation.models import Run
+    from leaderboard.standing import Standing
 
 
 class LeaderboardConfig(AppConfig):
@@ -6,7 +14,11 @@ class LeaderboardConfig(AppConfig):
     name = "leaderboard"
 
     def ready(self) -> None:
+        from evaluation.hooks import register_run_standing
         from evaluation.signals import results_changed
+
+        # The run page (evaluation/) shows the run's place on the board without importing the leaderboard.
+        register_run_standing(_run_standing)
 
         # One write invalidates every cached public page when runs, datasets or judgements change; for a
         # change of runs the most visited pages are built for the new generation before it moves.
@@ -20,6 +32,13 @@ class LeaderboardConfig(AppConfig):
         # A changed identity takes effect at once in this process (other processes read it at start).
         for signal in (post_save, post_delete):
             signal.connect(forget_site_identity, sender=SiteIdentity, dispatch_uid=f"leaderboard.identity.{signal}")
+
+
+def _run_standing(run: Run) -> Standing | None:
+    # Imported when a run page first asks, so that starting the site loads none of the board's pages.
+    from leaderboard.standing import cached_run_standing
+
+    return cached_run_standing(run)
 
 
 def _refresh_on_results_changed(sender: type, **identifiers: object) -> None:

@@ -32,6 +32,7 @@ def run_facts(run: Run) -> mteb_export.RunFacts:
         kind=model.kind,
         declared_languages=tuple(model.declared_languages or ()),
         hub_url=model.hub_url,
+        is_demo=run.dataset.is_demo,
     )
 
 

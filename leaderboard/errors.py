@@ -28,7 +28,7 @@ from evaluation.engine.registry import TASKS, TaskSpec
 from evaluation.engine.results import Details, Interval, MultiReferenceDetails, RankFile
 from evaluation.models import Item, Run, Score
 from leaderboard.breakdowns import LengthBin, by_length_quartile
-from leaderboard.translation_split import TranslationSplit, translation_split
+from leaderboard.translation_split import TranslationSplit, holm_rows, translation_split
 from leaderboard.validation_ratings import ItemRatings, closed_ratings
 
 ENGLISH = "eng"
@@ -568,4 +568,7 @@ def translation_rows(run: Run) -> list[TranslationRow]:
         agreed = np.array([rated[int(item)] for item in unit.query_item_ids[keep]], dtype=bool)
         rows.append(TranslationRow(task, source, translation_split(hits, agreed)))
     order, languages = list(TASKS), list(BY_CODE)
-    return sorted(rows, key=lambda row: (order.index(row.task), languages.index(row.language)))
+    rows.sort(key=lambda row: (order.index(row.task), languages.index(row.language)))
+    # The rows are shown together: their p-values are corrected together.
+    corrected = holm_rows([row.split for row in rows])
+    return [TranslationRow(row.task, row.language, split) for row, split in zip(rows, corrected, strict=True)]

@@ -6,7 +6,8 @@ import django_filters
 from django import forms
 from django.db.models import QuerySet
 
-from evaluation.engine.languages import LANGUAGES
+from evaluation.engine.languages import BY_CODE, LANGUAGES
+from evaluation.language_html import name_with_native_html
 from evaluation.models import Dataset, EmbeddingModel, Run
 from leaderboard.tables.selection import PAIR_MODES
 
@@ -27,7 +28,7 @@ def _unique(pairs):
     return sorted(seen.items(), key=lambda pair: pair[1])
 
 
-LANGUAGE_CHOICES = [(lang.code, lang.name_with_native) for lang in LANGUAGES]
+LANGUAGE_CHOICES = [(lang.code, name_with_native_html(lang)) for lang in LANGUAGES]
 SCRIPT_CHOICES = _unique((lang.script, lang.script_name) for lang in LANGUAGES)
 FAMILY_CHOICES = _unique((lang.family, lang.family) for lang in LANGUAGES)
 
@@ -76,6 +77,24 @@ class LanguageSelectionForm(forms.Form):
     def clean_pairs(self) -> str:
         value = self.cleaned_data.get("pairs") or "both"
         return value if value in PAIR_MODES else "both"
+
+    def offer_only(self, available: list[str]) -> None:
+        """Offer chips only for the languages (and their scripts and families) the version has.
+
+        A chip for a language the version lacks selects nothing (the validation sample has 5 of 12);
+        a code already chosen keeps its chip, so it can be unticked.
+        """
+        if not available:
+            return
+        chosen = set(self.data.getlist("languages")) if hasattr(self.data, "getlist") else set()
+        have = set(available) | chosen
+        self.fields["languages"].choices = [choice for choice in LANGUAGE_CHOICES if choice[0] in have]
+        present = [BY_CODE[code] for code in available if code in BY_CODE]
+        kept = {"script": {info.script for info in present}, "family": {info.family for info in present}}
+        for name, values in kept.items():
+            field = self.fields[name]
+            picked = set(self.data.getlist(name)) if hasattr(self.data, "getlist") else set()
+            field.choices = [choice for choice in field.choices if choice[0] in values | picked]
 
 
 def licence_choices() -> list[tuple[str, str]]:

@@ -4,7 +4,14 @@ MTEB keeps one JSON file per task (`mteb.TaskResult`): `dataset_revision`, `task
 `mteb_version`, `evaluation_time`, `kg_co2_emissions` and `scores`, a mapping split → list of
 per-subset dicts, each with `hf_subset`, `languages` (ISO 639-3 + script, e.g. "hin-Deva"),
 `main_score` and the metrics under MTEB's names (`recall_at_1`, `mrr_at_10`, …) as fractions.
-Files sit in `<model name with "/" as "__">/<revision>/<task_name>.json`, next to a `model_meta.json`.
+Files sit in `<model name with "/" as "__">/<revision>/<task_name>.json`, next to a `model_meta.json`;
+the folder is named after the very name `model_meta.json` gives, so that mteb's
+`ResultCache.load_results(models=[name])` finds it.
+
+Task names: the full benchmark's are `NirdeshaT1`, `NirdeshaT2`, …; any other version (the validation
+sample, the demo, a version of another name) exports under names of its own (`NirdeshaValidationT1`,
+`NirdeshaDemoT1`), so that its results never land in the full benchmark's columns. The same names are
+those of the mteb tasks that evaluation/mteb_tasks.py defines, against which these files validate.
 
 The format followed is that of mteb 2.26 (mteb/results/task_result.py, TaskResult and its
 validators); `mteb_version` names that version, since these files were written by this site,
@@ -15,6 +22,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -25,8 +33,22 @@ from evaluation.engine.results import ScoreRow
 
 MTEB_FORMAT_VERSION = "2.26.24"
 SPLIT = "test"
-# Task names in MTEB's CamelCase style, derived from the registry.
+# Task names in MTEB's CamelCase style, derived from the registry: those of the full benchmark.
 MTEB_TASK_NAMES = {task_id: f"Nirdesha{spec.short_title.replace(' ', '')}" for task_id, spec in TASKS.items()}
+BENCHMARK_NAME = "nirdesha"
+DEMO_PREFIX = "NirdeshaDemo"
+
+
+def mteb_task_prefix(dataset_name: str, is_demo: bool = False) -> str:
+    """ "Nirdesha" for the full benchmark; "NirdeshaDemo" for a demo; "Nirdesha" + the version's own name else."""
+    if is_demo:
+        return DEMO_PREFIX
+    rest = dataset_name.strip().lower().removeprefix(BENCHMARK_NAME)
+    return "Nirdesha" + "".join(part.capitalize() for part in re.split(r"[^0-9a-zA-Z]+", rest) if part)
+
+
+def mteb_task_name(task_id: str, dataset_name: str = BENCHMARK_NAME, is_demo: bool = False) -> str:
+    return f"{mteb_task_prefix(dataset_name, is_demo)}{TASKS[task_id].short_title.replace(' ', '')}"
 
 
 @dataclass(frozen=True)
@@ -47,6 +69,7 @@ class RunFacts:
     kind: str = "dense"
     declared_languages: tuple[str, ...] = ()
     hub_url: str = ""
+    is_demo: bool = False
 
 
 def mteb_metric_name(metric: str) -> str:
@@ -87,7 +110,7 @@ def task_results(facts: RunFacts, scores: Iterable[ScoreRow]) -> dict[str, dict]
             entries.append({**entry, "main_score": entry[main]})
         if not entries:
             continue
-        name = MTEB_TASK_NAMES[task_id]
+        name = mteb_task_name(task_id, facts.dataset_name, facts.is_demo)
         results[name] = {
             "dataset_revision": f"{facts.dataset_name}@{facts.dataset_version}",
             "task_name": name,
@@ -123,13 +146,18 @@ BASELINE_NAMESPACE = "nirdesha-baselines"
 
 # mteb's own name for a model whose name is unknown (ModelMeta.create_empty).
 UNKNOWN_NAME = "no_model_name/available"
+HUB_URL = re.compile(r"^https://huggingface\.co/(?P<id>[A-Za-z0-9][\w.-]*/[\w.-]+)/?$")
 
 
 def mteb_model_name(facts: RunFacts) -> str:
-    """A Hub id as it is; a baseline under the site's namespace; a local folder (no public name) as unknown."""
+    """A Hub id as it is; a baseline under the site's namespace; a local folder as the Hub model staff say it
+    holds (its hub_url, e.g. the packaged all-MiniLM-L6-v2), else as unknown."""
     if facts.kind == "lexical":
         return f"{BASELINE_NAMESPACE}/{facts.model_name}"
-    return facts.model_name if "/" in facts.model_name else UNKNOWN_NAME
+    if "/" in facts.model_name:
+        return facts.model_name
+    hub = HUB_URL.match(facts.hub_url)
+    return hub["id"] if hub else UNKNOWN_NAME
 
 
 def mteb_licence(licence: str) -> str | None:
@@ -171,7 +199,8 @@ def model_meta(facts: RunFacts) -> dict:
 
 
 def folder_name(facts: RunFacts) -> str:
-    return f"{facts.model_name.strip('/').replace('/', '__')}/{facts.revision or 'no_revision_available'}"
+    """mteb's folder for the model: its metadata name with "/" as "__", then the revision."""
+    return f"{mteb_model_name(facts).replace('/', '__')}/{facts.revision or 'no_revision_available'}"
 
 
 def archive(facts: RunFacts, scores: Iterable[ScoreRow]) -> bytes:

@@ -279,3 +279,31 @@ def interval_chart(
         height=max(260, 28 * len(labels) + 100),
     )
     return _as_dict(figure)
+
+
+def size_chart(points: Sequence[tuple[str, float, float, float | None, float | None]], *, size_label: str) -> dict:
+    """Overall score against model size (parameters, log axis), one colour and legend entry per model.
+
+    `points` are (label, size, overall, ci_low, ci_high), the scores as stored fractions."""
+    figure = go.Figure()
+    for label, size, value, low, high in points:
+        figure.add_trace(
+            go.Scatter(
+                x=[size],
+                y=[_pct(value)],
+                name=label,
+                mode="markers",
+                marker={"size": 11, "color": model_colour(label)},
+                error_y=_error([value], [low], [high]),
+                hovertemplate=f"{label}: %{{y:.1f}}% at %{{x:.3s}} {size_label}<extra></extra>",
+            )
+        )
+    figure.update_layout(
+        **BASE_LAYOUT,
+        title={"text": f"Overall score against size ({size_label}, log scale)"},
+        xaxis={"title": {"text": size_label}, "type": "log"},
+        yaxis={"title": {"text": "overall (%)"}},
+        legend={"orientation": "h", "y": -0.25},
+        height=420,
+    )
+    return _as_dict(figure)

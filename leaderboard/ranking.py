@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from evaluation.engine import bootstrap
-from leaderboard.significance import rank_intervals_from_replicates
+from leaderboard.significance import CONFIDENCE, rank_intervals_from_replicates
 
 # The seed of the independent draws given to scores that carry no replicates (published rows).
 UNPAIRED_SEED = 20
@@ -55,14 +55,27 @@ def replicate_count(estimates: Sequence[Estimate]) -> int:
     return max(counts) if counts else bootstrap.DEFAULT_RESAMPLES
 
 
-def rank_intervals(estimates: Sequence[Estimate], *, higher_is_better: bool = True) -> list[tuple[int, int]]:
-    """The (best, worst) ends of every estimate's 95% rank interval, in input order."""
+PER_MODEL = "per model: each interval covers that model's rank with 95% probability on its own"
+SIMULTANEOUS = (
+    "simultaneous: all intervals together cover every model's rank with at least 95% probability "
+    "(Bonferroni over the ranked models, each at 1 − 0.05/m)"
+)
+
+
+def rank_intervals(
+    estimates: Sequence[Estimate], *, higher_is_better: bool = True, simultaneous: bool = False
+) -> list[tuple[int, int]]:
+    """The (best, worst) ends of every estimate's 95% rank interval, in input order.
+
+    Per model by default; `simultaneous` widens each to 1 − 0.05/m (Bonferroni over the m models), so
+    that the whole set of intervals holds at once, as a reader comparing several rows assumes."""
     if not estimates:
         return []
     count = replicate_count(estimates)
     rng = np.random.default_rng(UNPAIRED_SEED)
     matrix = np.vstack([estimate.replicates(count, rng) for estimate in estimates])
-    return rank_intervals_from_replicates(matrix, higher_is_better=higher_is_better)
+    confidence = 1 - (1 - CONFIDENCE) / len(estimates) if simultaneous else CONFIDENCE
+    return rank_intervals_from_replicates(matrix, higher_is_better=higher_is_better, confidence=confidence)
 
 
 def pairing(estimates: Sequence[Estimate]) -> str:

@@ -25,6 +25,7 @@ from evaluation.engine.registry import METRICS
 from evaluation.safe_text import csv_text
 from leaderboard.cache import generation_key, get_or_rebuild, latest_key
 from leaderboard.pages.selection import FILTER_PARAMS, ExportTable, Page
+from leaderboard.parameters import invalid_filters, normalised
 
 EXPORT_FORMATS = ("csv", "json")
 # The filter chips ask for the page's main content only (no header, footer, styles or scripts) with
@@ -36,9 +37,11 @@ FRAGMENT_HEADER = "X-Page-Fragment"
 # views' own). Anything else is dropped before the page is built and before the cache key is made, so
 # made-up parameters neither change a page nor fill the cache with copies of it.
 PAGE_PARAMETERS = frozenset(FILTER_PARAMS) | frozenset(
-    {"dataset", "languages", "script", "family", "pairs", "sort", "origin", "kind", "size", "run", "runs"}
+    {"dataset", "languages", "script", "family", "pairs", "sort", "origin", "kind", "size", "run", "runs", "ranks"}
     | {"task", "metric", "format", "table", "query_language", "document_language"}
 )
+# A view's own state beyond the filter form, in the order a download's file name lists it.
+VIEW_PARAMS = ("task", "metric", "run", "runs", "query_language", "document_language", "sort")
 MAX_VALUES_PER_PARAMETER = 20
 MAX_VALUE_LENGTH = 200
 
@@ -81,12 +84,29 @@ def export_filename(page: Page, view: str, table: str, params) -> str:
         values = [value for value in params.getlist(name) if value] if name != "dataset" else []
         if values:
             parts.append(f"{name}-{'-'.join(sorted(values))}")
+    # The view's own choices (model, task, metric, pair, runs, sort) name the file too: two views of
+    # one page never download under the same name.
+    for name in VIEW_PARAMS:
+        values = [value for value in params.getlist(name) if value]
+        if values:
+            parts.append(f"{name}-{'-'.join(values)}")
     filters = _slug("_".join(parts)) or "all"
     view_part = view if table in ("", view) or view.endswith(table) else f"{view}-{table}"
     return f"{version}-{_slug(view_part)}-{filters}.csv"
 
 
 LONG_VALUE_COLUMNS = ("value", "ci_low", "ci_high")
+# What an export of an empty selection holds: a sentence saying so, never a header alone that reads
+# like a broken file.
+EMPTY_EXPORT = (
+    "No rows: nothing on this page matches the chosen filters, so there is nothing to download. "
+    "Widen the selection on the page and download again.\r\n"
+)
+# Where every export column is described (leaderboard.export_vocabulary).
+COLUMNS_PAGE = "/exports/columns/"
+# Excel on Windows reads a CSV as the local code page unless it starts with a UTF-8 byte-order mark;
+# with it, Indic model and language names open intact. pandas and Python's csv (utf-8-sig) skip it.
+BYTE_ORDER_MARK = "\ufeff"
 
 
 def _shown(metric_name: str, value: object) -> object:
@@ -122,7 +142,8 @@ def with_page_units(table: ExportTable) -> tuple[list[str], list[list]]:
         return [*headers, *[f"{column}_as_shown" for column in present], "unit_as_shown"], rows
     if table.metrics:
         wide = [(index, header) for index, header in enumerate(headers) if header in table.metrics]
-        extra = [f"{header} ({_unit(table.metrics[header]) or 'as shown'})" for _, header in wide]
+        # Named by the one vocabulary (leaderboard.export_vocabulary): `<column>_as_shown`.
+        extra = [f"{header}_as_shown" for _, header in wide]
         rows = [[*row, *[_shown(table.metrics[header], row[index]) for index, header in wide]] for row in table.rows]
         return [*headers, *extra], rows
     return headers, table.rows
@@ -138,15 +159,18 @@ def _export(page: Page, fmt: str, table_name: str | None, filename: str, params=
         body = {
             "title": page.title,
             "values": "fractions between 0 and 1 (multiply by 100 for the percentages shown on the page)",
+            "columns": COLUMNS_PAGE,
             "tables": {
                 name: [dict(zip(table.headers, row, strict=True)) for row in table.rows]
                 for name, table in page.tables.items()
             },
         }
+        if not any(table.rows for table in page.tables.values()):
+            body["note"] = EMPTY_EXPORT.strip()
         return {"kind": "json", "body": json.dumps(body, ensure_ascii=False, default=str)}
     name = table_name if table_name in page.tables else next(iter(page.tables), None)
-    body = ""
-    if name is not None:
+    body = EMPTY_EXPORT
+    if name is not None and page.tables[name].rows:
         # Formula-safe cells: a display name such as =HYPERLINK(...) is shown as text by spreadsheets.
         body = csv_text(*with_page_units(page.tables[name]))
     return {
@@ -176,12 +200,17 @@ def page_payload(build: Callable[[], Page], name: str, template: str, fmt: str, 
 
 def public_page(request: HttpRequest, name: str, template: str, build: Callable[[], Page]) -> HttpResponse:
     # The page is built from the same parameters its cache key is made of (the builders read
-    # request.GET), so a cached entry is always the page its key names.
-    request.GET = known_parameters(request.GET)
+    # request.GET), so a cached entry is always the page its key names. Values the pages ignore are
+    # dropped first (leaderboard.parameters), so that junk values share the canonical page's entry.
+    request.GET = normalised(known_parameters(request.GET))
     fmt = request.GET.get("format", "")
     fmt = fmt if fmt in EXPORT_FORMATS else "html"
-    query = canonical_query(request)
     fragment = fmt == "html" and request.headers.get(FRAGMENT_HEADER) == "1"
+    if invalid_filters(request.GET):
+        # The page reports the refused filter values; it is built for this request alone, never cached.
+        payload = page_payload(build, name, template, fmt, request.GET)
+        return _respond(request, payload, fragment, status=400)
+    query = canonical_query(request)
     # Most visitors are anonymous: for them the complete page is cached, so that a hit costs two
     # cache reads and no template rendering at all.
     whole_page_key = None
@@ -198,18 +227,26 @@ def public_page(request: HttpRequest, name: str, template: str, build: Callable[
         lambda: page_payload(build, name, template, fmt, request.GET),
         settings.PUBLIC_PAGE_CACHE_SECONDS,
     )
+    response = _respond(request, payload, fragment)
+    if whole_page_key is not None and payload["kind"] == "html":
+        cache.set(whole_page_key, response.content.decode(), settings.PUBLIC_PAGE_CACHE_SECONDS)
+    return response
+
+
+def _respond(request: HttpRequest, payload: dict, fragment: bool, status: int = 200) -> HttpResponse:
+    """The response for a page's payload: its export, its main content alone, or the whole page."""
     if payload["kind"] == "json":
-        return HttpResponse(payload["body"], content_type="application/json; charset=utf-8")
+        return HttpResponse(payload["body"], content_type="application/json; charset=utf-8", status=status)
     if payload["kind"] == "csv":
-        response = HttpResponse(payload["body"], content_type="text/csv; charset=utf-8")
+        response = HttpResponse(
+            BYTE_ORDER_MARK + payload["body"], content_type="text/csv; charset=utf-8", status=status
+        )
         response["Content-Disposition"] = f'attachment; filename="{payload["filename"]}"'
         return response
     if fragment:
-        response = HttpResponse(payload["body"])
-        response["Vary"] = FRAGMENT_HEADER
-        return response
-    response = render(request, "leaderboard/shell.html", {"title": payload["title"], "body": payload["body"]})
+        response = HttpResponse(payload["body"], status=status)
+    else:
+        context = {"title": payload["title"], "body": payload["body"]}
+        response = render(request, "leaderboard/shell.html", context, status=status)
     response["Vary"] = FRAGMENT_HEADER
-    if whole_page_key is not None:
-        cache.set(whole_page_key, response.content.decode(), settings.PUBLIC_PAGE_CACHE_SECONDS)
     return response

@@ -73,6 +73,12 @@ def _samples(run: Run, task: str, metric: str, units: Sequence[Unit]) -> np.ndar
         return None
 
 
+def average_samples(run: Run, task: str, metric: str, units: Sequence[Unit]) -> np.ndarray | None:
+    """The bootstrap replicates of the run's mean of `metric` over `units`, paired across re-runs (the
+    same item draws in replicate r for every re-run on a version), for rank intervals of one column."""
+    return _samples(run, task, metric, units)
+
+
 def joint_average_interval(run: Run, task: str, metric: str, units: Sequence[Unit]) -> tuple[float, float] | None:
     """The joint bootstrap interval of `run`'s mean of `metric` over `units` ((source, target) of `task`).
 

@@ -3,10 +3,15 @@
 The compare page, the rank intervals and the two-run error analysis all ask the same question of
 paired data (the same queries, scored by two models), so the test lives here once: the exact McNemar
 test of two models' hits, the paired bootstrap of a difference of means (the engine's shared item
-draws), Holm's correction when several comparisons are shown at once, an unpaired conservative
-interval for published proportions (which carry no per-query data), and rank intervals from the
-ranks of every model in every bootstrap replicate. Never the overlap of two intervals: overlapping
-intervals can hide a clearly significant paired difference.
+draws), the item-level sign-flip test, Holm's correction when several comparisons are shown at once,
+an unpaired conservative interval for published proportions (which carry no per-query data), and
+rank intervals from the ranks of every model in every bootstrap replicate. Never the overlap of two
+intervals: overlapping intervals can hide a clearly significant paired difference.
+
+The unit of every test is the item, never the cell: the same item appears once per language (or
+language pair) and its cells move together, so a test that counts (language, query) cells as
+independent understates the variance. And a p-value is only shown where it cannot contradict the
+interval printed beside it (`agrees`): an interval and a p-value that disagree say two things at once.
 """
 
 from __future__ import annotations
@@ -72,8 +77,8 @@ def mcnemar_exact_p(only_a: int, only_b: int) -> float:
 
 CONFIDENCE = 0.95
 PAIRED_BOOTSTRAP = "paired bootstrap over the shared queries (same item draws for both models)"
-MCNEMAR = "exact McNemar test on the discordant queries"
 UNPAIRED = "unpaired, conservative: Newcombe interval for two proportions over the same queries"
+UNPAIRED_P = "that interval inverted (the smallest α at which it excludes 0)"
 A_BETTER, B_BETTER, CANNOT_TELL = "A is better", "B is better", "cannot tell apart at 95%"
 
 
@@ -93,18 +98,51 @@ class Difference:
 
 
 def bootstrap_p_value(differences: np.ndarray) -> float:
-    """Two-sided percentile-bootstrap p-value of a difference: twice the smaller tail beyond zero.
+    """Two-sided p-value of a difference from its bootstrap draws, by inverting the percentile interval.
 
-    It agrees with the percentile interval: the (1 − α) interval excludes 0 when p < α (up to the
-    interpolation of the percentiles), so Holm's step-down on these p-values is a step-down on the
-    intervals."""
-    draws = np.asarray(differences, dtype=np.float64)
+    It is the smallest α at which the (1 − α) percentile interval (numpy's linear interpolation, as
+    `bootstrap.percentile_interval` draws it) excludes 0, so it cannot contradict the interval: the
+    95% interval excludes 0 exactly when p < 0.05, and Holm's step-down on these p-values is a
+    step-down on the intervals. The quantile function Q is piecewise linear and non-decreasing, so
+    {q: Q(q) ≤ 0} is [0, q≤] and {q: Q(q) ≥ 0} is [q≥, 1]; the interval [Q(α/2), Q(1 − α/2)] excludes 0
+    exactly when α > 2·min(q≤, 1 − q≥)."""
+    draws = np.sort(np.asarray(differences, dtype=np.float64))
     draws = draws[~np.isnan(draws)]
-    if draws.size == 0:
+    size = draws.size
+    if size == 0:
         return 1.0
-    below = np.count_nonzero(draws <= 0) / draws.size
-    above = np.count_nonzero(draws >= 0) / draws.size
-    return float(min(1.0, 2 * min(below, above)))
+    if size == 1:
+        return 1.0 if draws[0] == 0 else 0.0
+    at_most, below = int(np.count_nonzero(draws <= 0)), int(np.count_nonzero(draws < 0))
+    if at_most == 0:
+        q_at_most = 0.0
+    elif at_most == size:
+        q_at_most = 1.0
+    else:
+        left, right = draws[at_most - 1], draws[at_most]
+        q_at_most = (at_most - 1 + (0.0 - left) / (right - left)) / (size - 1)
+    if below == 0:
+        q_at_least = 0.0
+    elif below == size:
+        q_at_least = 1.0
+    else:
+        left, right = draws[below - 1], draws[below]
+        q_at_least = (below - 1 + (0.0 - left) / (right - left)) / (size - 1)
+    return float(min(1.0, 2 * min(q_at_most, 1.0 - q_at_least)))
+
+
+def excludes_zero(ci_low: float | None, ci_high: float | None) -> bool:
+    return ci_low is not None and ci_high is not None and not ci_low <= 0 <= ci_high
+
+
+def agrees(difference: Difference, *, alpha: float = 1 - CONFIDENCE) -> bool:
+    """Whether a difference's p-value and its interval say the same thing at level α (or one is absent).
+
+    Every difference a page shows passes this: a p-value below α beside an interval that includes 0,
+    or one above it beside an interval that excludes 0, would contradict the figure printed next to it."""
+    if difference.p_value is None or difference.ci_low is None or difference.ci_high is None:
+        return True
+    return (difference.p_value < alpha) == excludes_zero(difference.ci_low, difference.ci_high)
 
 
 def verdict_of(ci_low: float | None, ci_high: float | None, *, higher_is_better: bool = True) -> str:
@@ -151,20 +189,131 @@ def paired_bootstrap(
     return difference, draws
 
 
-def paired_recall_at_1(
-    hits_a: np.ndarray, hits_b: np.ndarray, *, n_resamples: int, seed: int
-) -> tuple[Difference, np.ndarray]:
-    """Recall@1: the paired bootstrap interval decides the verdict; the p-value reported is McNemar's.
+# The sign flips drawn when an item-level test has too many differing items to enumerate every flip.
+SIGN_FLIPS = 9999
+EXACT_FLIPS_UP_TO = 16
+SIGN_FLIP = "item-level sign-flip (paired permutation) test"
+MCNEMAR_ITEMS = "exact McNemar test (one cell per item: one language, one direction)"
+INTERVAL_WITHHELD = (
+    "interval withheld: the percentile bootstrap excludes 0 but the item-level test does not reject "
+    "(too few items differ for the bootstrap's interval to be trusted)"
+)
+P_WITHHELD = "p-value withheld: the item-level test rejects but the bootstrap interval includes 0"
 
-    The discordant queries are counted over every (language, query) unit the average spans."""
-    difference, draws = paired_bootstrap(hits_a, hits_b, n_resamples=n_resamples, seed=seed)
-    table = PairedHits.from_hits(np.ravel(hits_a), np.ravel(hits_b))
-    return (
-        Difference(
-            **{**difference.__dict__, "p_value": table.mcnemar_p, "method": f"{PAIRED_BOOTSTRAP}; p: {MCNEMAR}"}
-        ),
-        draws,
+
+def item_differences(values_a: np.ndarray, values_b: np.ndarray) -> np.ndarray:
+    """Each item's difference A − B, averaged over the units (languages or pairs) it appears in.
+
+    `values_a` and `values_b` are (units × items), the same items in every row: an item's cells in
+    several languages move together, so the item, not the cell, is the independent unit."""
+    a = np.atleast_2d(np.asarray(values_a, dtype=np.float64))
+    b = np.atleast_2d(np.asarray(values_b, dtype=np.float64))
+    if a.shape != b.shape:
+        raise ValueError(f"paired values need the same units and items: {a.shape} against {b.shape}")
+    return (a - b).mean(axis=0)
+
+
+def sign_flip_p(differences: np.ndarray, *, flips: int = SIGN_FLIPS, seed: int = 0) -> float:
+    """Two-sided p-value of the paired permutation test on items' differences.
+
+    Under the null hypothesis each item's difference is as likely to have either sign, so the observed
+    sum is compared with the sums of every sign flip of the items (exactly up to 2^16 flips, else
+    `flips` random ones with the (1 + count)/(1 + flips) estimate). Items without a difference carry
+    no information; when every differing item differs by the same amount the test is the exact
+    binomial (McNemar) test."""
+    values = np.asarray(differences, dtype=np.float64)
+    values = values[np.abs(values) > 1e-12]
+    if values.size == 0:
+        return 1.0
+    magnitudes = np.abs(values)
+    if np.allclose(magnitudes, magnitudes[0], rtol=0, atol=1e-12):
+        return mcnemar_exact_p(int(np.count_nonzero(values > 0)), int(np.count_nonzero(values < 0)))
+    observed = abs(values.sum())
+    # A tolerance keeps sums equal to the observed one (up to rounding) in the tail, as they should be.
+    tolerance = 1e-9 * float(magnitudes.sum())
+    if values.size <= EXACT_FLIPS_UP_TO:
+        codes = np.arange(2**values.size)[:, None] >> np.arange(values.size) & 1
+        sums = np.abs((1 - 2 * codes) @ values)
+        return float(np.count_nonzero(sums >= observed - tolerance) / sums.size)
+    rng = np.random.default_rng(np.random.SeedSequence([seed, values.size]))
+    extreme = 0
+    for start in range(0, flips, 500):
+        signs = rng.integers(0, 2, size=(min(500, flips - start), values.size), dtype=np.int8) * 2 - 1
+        extreme += int(np.count_nonzero(np.abs(signs @ values) >= observed - tolerance))
+    return float((1 + extreme) / (1 + flips))
+
+
+def paired_items(
+    values_a: np.ndarray,
+    values_b: np.ndarray,
+    *,
+    n_resamples: int,
+    seed: int,
+    higher_is_better: bool = True,
+) -> tuple[Difference, np.ndarray]:
+    """Δ of two re-runs over the same items: the paired bootstrap's interval, the item-level test's p.
+
+    Both draw whole items (the bootstrap's shared item draws, the sign flips of items' differences):
+    an exact McNemar test where each item contributes one binary cell (one language, one direction),
+    the sign-flip test otherwise. Where the two disagree at 95% the figure that claims a difference is
+    withheld, with the reason in the method, and the verdict is that they cannot be told apart."""
+    difference, draws = paired_bootstrap(
+        values_a, values_b, n_resamples=n_resamples, seed=seed, higher_is_better=higher_is_better
     )
+    a = np.atleast_2d(np.asarray(values_a, dtype=np.float64))
+    b = np.atleast_2d(np.asarray(values_b, dtype=np.float64))
+    binary = bool(np.isin(a, (0.0, 1.0)).all() and np.isin(b, (0.0, 1.0)).all())
+    if a.shape[0] == 1 and binary:
+        p_value, test = PairedHits.from_hits(a[0], b[0]).mcnemar_p, MCNEMAR_ITEMS
+    else:
+        p_value, test = sign_flip_p(item_differences(a, b), seed=seed), SIGN_FLIP
+    low, high = difference.ci_low, difference.ci_high
+    method = f"{PAIRED_BOOTSTRAP}; p: {test}"
+    shown_p: float | None = p_value
+    significant = p_value < 1 - CONFIDENCE
+    if significant and not excludes_zero(low, high):
+        shown_p, method = None, f"{method}; {P_WITHHELD} (p = {p_value:.2g})"
+    elif not significant and excludes_zero(low, high):
+        low = high = None
+        method = f"{method}; {INTERVAL_WITHHELD}"
+    verdict = verdict_of(low, high, higher_is_better=higher_is_better) if shown_p is not None else CANNOT_TELL
+    fields = {**difference.__dict__, "ci_low": low, "ci_high": high, "p_value": shown_p}
+    return Difference(**{**fields, "method": method, "verdict": verdict}), draws
+
+
+def _mean_newcombe(counts_a: Sequence[int], counts_b: Sequence[int], n: int, alpha: float) -> tuple[float, float]:
+    """The mean over languages of Newcombe's (1 − α) interval for each language's difference."""
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    lows, highs = [], []
+    for count_a, count_b in zip(counts_a, counts_b, strict=True):
+        low, high = confint_proportions_2indep(count_a, n, count_b, n, method="newcomb", compare="diff", alpha=alpha)
+        lows.append(float(low))
+        highs.append(float(high))
+    return sum(lows) / len(lows), sum(highs) / len(highs)
+
+
+def newcombe_inverted_p(counts_a: Sequence[int], counts_b: Sequence[int], n: int) -> float:
+    """The smallest α at which the mean of the languages' (1 − α) Newcombe intervals excludes 0.
+
+    Every bound narrows as α grows (Wilson's score intervals do), so the p-value is the root of the
+    bound nearest 0 as a function of α; it is as conservative as the interval and cannot contradict it."""
+    from scipy.optimize import brentq
+
+    delta = (sum(counts_a) - sum(counts_b)) / (len(counts_a) * n)
+    if delta == 0:
+        return 1.0
+
+    def nearest_bound(alpha: float) -> float:
+        low, high = _mean_newcombe(counts_a, counts_b, n, alpha)
+        return low if delta > 0 else -high
+
+    small, large = 1e-12, 1 - 1e-9
+    if nearest_bound(small) > 0:
+        return small
+    if nearest_bound(large) <= 0:
+        return 1.0
+    return float(brentq(nearest_bound, small, large, xtol=1e-14, rtol=1e-12))
 
 
 def unpaired_proportions(
@@ -176,24 +325,15 @@ def unpaired_proportions(
     gets Newcombe's hybrid score interval for two independent proportions (statsmodels), which is
     conservative here (paired results on the same queries are positively correlated, so the true
     interval is narrower), and the average's interval is the mean of those bounds (an upper bound on its
-    width whatever the correlation between languages). The p-value is the two-proportion score test
-    on the pooled counts over the languages, unpaired too."""
-    from statsmodels.stats.proportion import confint_proportions_2indep, test_proportions_2indep
-
+    width whatever the correlation between languages). The p-value is that interval inverted (the
+    smallest α at which it excludes 0), so it cannot contradict it: a test over languages × queries as
+    if they were independent would understate the variance of items shared by every language."""
     if len(values_a) != len(values_b) or not values_a or n <= 0:
         raise ValueError("unpaired proportions need the same languages on both sides and a pool size")
-    lows, highs = [], []
-    for value_a, value_b in zip(values_a, values_b, strict=True):
-        low, high = confint_proportions_2indep(
-            round(value_a * n), n, round(value_b * n), n, method="newcomb", compare="diff", alpha=1 - CONFIDENCE
-        )
-        lows.append(float(low))
-        highs.append(float(high))
+    counts_a = [round(value * n) for value in values_a]
+    counts_b = [round(value * n) for value in values_b]
+    low, high = _mean_newcombe(counts_a, counts_b, n, 1 - CONFIDENCE)
     units = len(values_a)
-    count_a = sum(round(value * n) for value in values_a)
-    count_b = sum(round(value * n) for value in values_b)
-    test = test_proportions_2indep(count_a, units * n, count_b, units * n, method="score", compare="diff")
-    low, high = sum(lows) / units, sum(highs) / units
     mean_a, mean_b = sum(values_a) / units, sum(values_b) / units
     return Difference(
         a=mean_a,
@@ -201,8 +341,8 @@ def unpaired_proportions(
         delta=mean_a - mean_b,
         ci_low=low,
         ci_high=high,
-        p_value=float(test.pvalue),
-        method=UNPAIRED,
+        p_value=newcombe_inverted_p(counts_a, counts_b, n),
+        method=f"{UNPAIRED}; p: {UNPAIRED_P}",
         verdict=verdict_of(low, high, higher_is_better=higher_is_better),
         paired=False,
     )

@@ -81,7 +81,12 @@ def run_standing(run: Run) -> Standing | None:
         mine = next((index for index, other in enumerate(present) if other.run.id == run.pk), None)
         if mine is None:
             continue
-        estimates = [other.cells[column.key].estimate() for other in present]
+        # Re-runs bring the column's paired bootstrap replicates (the same item draws for every re-run);
+        # published scores, which carry no per-query data, enter as independent draws from their intervals.
+        estimates = [
+            other.cells[column.key].estimate(table.column_replicates.get((other.run.id, column.key)))
+            for other in present
+        ]
         interval = rank_intervals(estimates, higher_is_better=column.higher_is_better)[mine]
         url = (
             f"{reverse('leaderboard:task', args=[column.task])}?{query}{anchor}"

@@ -4,25 +4,32 @@ The validation sample has each translated item rated by two native speakers. Ite
 "Completely Agree" form one group, the other rated items the second; a model that fails more often
 where the translation is doubtful shows a lower R@1 in the second group.
 
-Intervals: 95% percentile bootstrap that resamples the rated items (queries) within each group, with
-replacement, independently for the two groups (they hold different items, so nothing pairs them);
-the difference's interval takes the two groups' resampled means resample by resample.
+The groups are small (a few to a hundred-odd items), so their figures are exact or score-based, never
+a bootstrap that collapses: a group with 0 hits of 9 has the percentile interval [0, 0], which would
+claim certainty it does not have. Each group's R@1 carries Wilson's score interval; the difference
+Newcombe's hybrid score interval for two independent proportions (the groups hold different items)
+and Fisher's exact test. The rows shown together (tasks × languages, several of which reuse the same
+items) are Holm-corrected, which holds whatever their dependence, and a difference is said to stand
+only where the corrected p-value is below 0.05 and the interval excludes 0.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
+from scipy.stats import fisher_exact
+from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
 
-from evaluation.engine.bootstrap import bootstrap_means, percentile_interval
-
-RESAMPLES = 2000
-# The second group draws from its own stream, so two groups of equal size never share their draws.
-SECOND_GROUP_SEED = 1
+ALPHA = 0.05
+STANDS, CANNOT_TELL = "differs", "cannot tell apart at 95%"
 INTERVAL_NOTE = (
-    "95% percentile bootstrap intervals: each resamples the rated items of its group (with replacement, "
-    f"{RESAMPLES} resamples), the two groups independently; the difference's interval comes from the same resamples."
+    "Each group's R@1 carries Wilson's 95% score interval (it never collapses to a point, even at 0 of 9); "
+    "the difference carries Newcombe's 95% interval for two independent proportions and Fisher's exact "
+    "test, Holm-corrected across the rows shown (several reuse the same items). A difference stands only "
+    "where the corrected p-value is below 0.05 and the interval excludes 0."
 )
 
 
@@ -43,25 +50,72 @@ class TranslationSplit:
     difference: float | None  # agreed − doubtful
     difference_low: float | None
     difference_high: float | None
+    # Fisher's exact test of the two groups' hits; Holm-corrected across the rows shown (holm_rows).
+    p_value: float | None = None
+    verdict: str = CANNOT_TELL
 
 
-def _group(hits: np.ndarray, seed: int) -> tuple[GroupRecall, np.ndarray | None]:
+def _group(hits: np.ndarray) -> GroupRecall:
     if len(hits) == 0:
-        return GroupRecall(0, None, None, None), None
-    samples = bootstrap_means(hits.astype(np.float64)[None, :], RESAMPLES, seed)[0]
-    low, high = percentile_interval(samples)
-    return GroupRecall(len(hits), float(hits.mean()), low, high), samples
+        return GroupRecall(0, None, None, None)
+    count, n = int(hits.sum()), len(hits)
+    low, high = proportion_confint(count, n, alpha=ALPHA, method="wilson")
+    # Wilson's bound at 0 hits is exactly 0 (and at n hits exactly 1); rounding leaves 2.8e-17 for 0 of 9.
+    return GroupRecall(n, count / n, 0.0 if count == 0 else float(low), 1.0 if count == n else float(high))
 
 
-def translation_split(hits: np.ndarray, agreed: np.ndarray, *, seed: int = 0) -> TranslationSplit:
+def translation_split(hits: np.ndarray, agreed: np.ndarray) -> TranslationSplit:
     """`hits[i]`: the gold of rated query i at rank 1; `agreed[i]`: both raters said Completely Agree."""
     hits = np.asarray(hits, dtype=bool)
     agreed = np.asarray(agreed, dtype=bool)
     if hits.shape != agreed.shape:
         raise ValueError(f"one flag per rated query is needed: {hits.shape} against {agreed.shape}")
-    first, first_samples = _group(hits[agreed], seed)
-    second, second_samples = _group(hits[~agreed], seed + SECOND_GROUP_SEED)
-    if first_samples is None or second_samples is None:
+    first, second = _group(hits[agreed]), _group(hits[~agreed])
+    if first.value is None or second.value is None:
         return TranslationSplit(first, second, None, None, None)
-    low, high = percentile_interval(first_samples - second_samples)
-    return TranslationSplit(first, second, first.value - second.value, low, high)  # type: ignore[operator]
+    hits_first, hits_second = int(hits[agreed].sum()), int(hits[~agreed].sum())
+    low, high = confint_proportions_2indep(
+        hits_first, first.n, hits_second, second.n, method="newcomb", compare="diff", alpha=ALPHA
+    )
+    table = [[hits_first, first.n - hits_first], [hits_second, second.n - hits_second]]
+    p_value = float(fisher_exact(table).pvalue)
+    return TranslationSplit(
+        first,
+        second,
+        first.value - second.value,
+        float(low),
+        float(high),
+        p_value,
+        _verdict(p_value, float(low), float(high)),
+    )
+
+
+def _verdict(p_value: float, low: float, high: float) -> str:
+    return STANDS if p_value < ALPHA and not low <= 0 <= high else CANNOT_TELL
+
+
+def holm_rows(splits: Sequence[TranslationSplit]) -> list[TranslationSplit]:
+    """The rows shown together, with Holm-corrected p-values and the verdicts those still support."""
+    tested = [index for index, split in enumerate(splits) if split.p_value is not None]
+    result = list(splits)
+    if len(tested) < 2:
+        return result
+    _, adjusted, _, _ = multipletests([splits[i].p_value for i in tested], alpha=ALPHA, method="holm")
+    for index, p_value in zip(tested, adjusted, strict=True):
+        split = splits[index]
+        verdict = _verdict(float(p_value), split.difference_low, split.difference_high)  # type: ignore[arg-type]
+        result[index] = replace(split, p_value=float(p_value), verdict=verdict)
+    return result
+
+
+def undecided_sentence(splits: Sequence[TranslationSplit]) -> str:
+    """The plain sentence shown when no row's difference stands: the rated items cannot separate the groups."""
+    tested = [split for split in splits if split.p_value is not None]
+    if not tested or any(split.verdict == STANDS for split in tested):
+        return ""
+    items = max(split.agreed.n + split.doubtful.n for split in tested)
+    return (
+        f"With at most {items} rated items per language, no row separates the two groups once corrected for the "
+        f"{len(tested)} rows shown: these items cannot tell whether doubtful translations make a model fail more "
+        "often (and item difficulty is not controlled: the same items serve several tasks)."
+    )

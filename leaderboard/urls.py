@@ -16,6 +16,9 @@ urlpatterns = [
     path("reproduce/", views.reproduce, name="reproduce"),
     path("results/<int:run_id>/artefacts.zip", views.run_artefact_archive, name="run_artefact_archive"),
     path("results/<int:run_id>/mteb.zip", views.run_mteb_export, name="run_mteb_export"),
+    path("models/<str:slug>/", views.model_detail, name="model_detail"),
+    path("exports/columns/", views.export_columns, name="export_columns"),
     path("datasets/", views.dataset_list, name="dataset_list"),
     path("datasets/<int:dataset_id>/", views.dataset_detail, name="dataset_detail"),
+    path("datasets/<int:dataset_id>/files.zip", views.dataset_files, name="dataset_files"),
 ]

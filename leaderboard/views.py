@@ -13,19 +13,23 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET
 
 from evaluation.engine.registry import TASKS
-from evaluation.models import Run
-from leaderboard import downloads, errors, paired_errors
+from evaluation.models import Dataset, Run
+from evaluation.safe_text import csv_text
+from leaderboard import dataset_export, downloads, errors, paired_errors
 from leaderboard.cache import generation_key
 from leaderboard.diagnostics import diagnostics_page
+from leaderboard.errors_index import ERROR_COLUMNS, error_rows, errors_index
 from leaderboard.pages import compare as compare_pages
 from leaderboard.pages import crosslingual as crosslingual_pages
 from leaderboard.pages import dataset as dataset_pages
+from leaderboard.pages import exports as export_pages
+from leaderboard.pages import model as model_pages
 from leaderboard.pages import overview as overview_pages
 from leaderboard.pages import run as run_pages
 from leaderboard.pages import tasks as task_pages
 from leaderboard.pages.selection import Page
 from leaderboard.reproduce_page import reproduce_page
-from leaderboard.responses import public_page
+from leaderboard.responses import BYTE_ORDER_MARK, EMPTY_EXPORT, public_page
 from leaderboard.standing import run_standing, version_query
 
 
@@ -110,6 +114,19 @@ def dataset_detail(request: HttpRequest, dataset_id: int) -> HttpResponse:
 
 
 @require_GET
+def model_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    """Every run of one model on every version, its languages, figures and standing."""
+    model_pages.model_of_slug(slug)  # A 404 before the cache is read, for an address that names no model.
+    return public_page(request, f"model-{slug}", "leaderboard/model_detail.html", lambda: model_pages.model_page(slug))
+
+
+@require_GET
+def export_columns(request: HttpRequest) -> HttpResponse:
+    """What every column of the downloads means, in one table for all pages."""
+    return public_page(request, "export-columns", "leaderboard/export_columns.html", export_pages.export_columns_page)
+
+
+@require_GET
 def reproduce(request: HttpRequest) -> HttpResponse:
     """The paper's tables beside the files and our re-runs; `?format=json` lists every cell."""
     if request.GET.get("format") == "json":
@@ -129,6 +146,15 @@ def run_mteb_export(request: HttpRequest, run_id: int) -> HttpResponse:
     run = get_object_or_404(runs, pk=run_id, status=Run.Status.DONE)
     response = HttpResponse(downloads.mteb_archive(run), content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="nirdesha-run{run.pk}-mteb-results.zip"'
+    return response
+
+
+@require_GET
+def dataset_files(request: HttpRequest, dataset_id: int) -> HttpResponse:
+    """The version's items in the Hub's layout, with what mteb needs to run it (leaderboard/dataset_export.py)."""
+    dataset = get_object_or_404(Dataset.objects.evaluable(), pk=dataset_id)
+    response = HttpResponse(dataset_export.archive(dataset), content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{dataset_export.folder_name(dataset)}.zip"'
     return response
 
 
@@ -158,6 +184,13 @@ def _error_page(request: HttpRequest, build, template: str) -> HttpResponse:
         return render(request, "leaderboard/errors_unavailable.html", {"reason": str(reason)}, status=404)
     if request.GET.get("format") == "json":
         return JsonResponse(report.to_json(), json_dumps_params={"ensure_ascii": False})
+    if request.GET.get("format") == "csv" and isinstance(report, errors.ErrorReport):
+        # The page's queries as shown, with the byte-order mark and formula-safe cells of every download.
+        body = csv_text(ERROR_COLUMNS, error_rows(report)) if report.queries else EMPTY_EXPORT
+        response = HttpResponse(BYTE_ORDER_MARK + body, content_type="text/csv; charset=utf-8")
+        name = f"nirdesha-run{report.run.pk}-errors-{report.key.query_string().replace('&', '_').replace('=', '-')}"
+        response["Content-Disposition"] = f'attachment; filename="{name}.csv"'
+        return response
     return render(request, template, {"report": report})
 
 
@@ -166,6 +199,13 @@ def run_errors(request: HttpRequest, run_id: int) -> HttpResponse:
     """One run's queries of one unit, worst gold rank first (`?task=&language=[&target=][&bucket=][&page=]`)."""
     run = get_object_or_404(Run.objects.visible_to(request.user).select_related("model", "dataset"), pk=run_id)
     params = request.GET
+    if not any(params.get(name) for name in ("task", "language", "target")):
+        # No unit asked for: the list of the run's units, each a link to its page.
+        groups = errors_index(run)
+        if params.get("format") == "json":
+            units = [{"task": group.task, "unit": key.query_string()} for group in groups for key in group.units]
+            return JsonResponse({"run": run.pk, "units": units})
+        return render(request, "leaderboard/run_errors_index.html", {"run": run, "groups": groups})
     pair = errors.first_pair(run, params.get("task"), params.get("language"), params.get("target"))
     if pair is not None and params.get("format") != "json":
         return redirect(f"{request.path}?{pair}")

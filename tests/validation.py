@@ -109,7 +109,7 @@ def create_validation_dataset(
     from evaluation.models import Dataset
 
     require_shared_data(VALIDATION_DIR)
-    options = [*(["--name", name] if name else []), *(["--version", version] if version else [])]
+    options = ["--dataset", f"{name or ''}@{version or ''}"] if name or version else []
     with tempfile.TemporaryDirectory() as folder:
         for language_name in languages:
             source = VALIDATION_DIR / f"{language_name}.csv"

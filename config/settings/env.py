@@ -52,6 +52,16 @@ def env_int(name: str, default: int) -> int:
         raise ImproperlyConfigured(f"{name} must be an integer, not {value!r}.") from exc
 
 
+def env_float(name: str, default: float) -> float:
+    value = env_str(name)
+    if value is None:
+        return default
+    try:
+        return float(value)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name} must be a number, not {value!r}.") from exc
+
+
 def env_list(name: str, default: list[str] | None = None) -> list[str]:
     value = env_str(name)
     if value is None:

@@ -4,7 +4,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from config.cache import redis_cache
 from config.settings.base import *  # noqa: F403
-from config.settings.base import DATABASES
+from config.settings.base import DATABASES, STORAGES
 from config.settings.env import env_bool, env_int, env_list, env_required, env_str
 
 DEBUG = False
@@ -46,20 +46,6 @@ EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
 EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
 
-# Artefacts go to an S3-compatible store so that workers on several machines share them.
-if env_str("AWS_STORAGE_BUCKET_NAME"):
-    STORAGES = {
-        "default": {"BACKEND": "storages.backends.s3.S3Storage"},
-        "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
-    }
-    AWS_STORAGE_BUCKET_NAME = env_str("AWS_STORAGE_BUCKET_NAME")
-    AWS_S3_ENDPOINT_URL = env_str("AWS_S3_ENDPOINT_URL")
-    AWS_S3_REGION_NAME = env_str("AWS_S3_REGION_NAME")
-    AWS_ACCESS_KEY_ID = env_str("AWS_ACCESS_KEY_ID")
-    AWS_SECRET_ACCESS_KEY = env_str("AWS_SECRET_ACCESS_KEY")
-    AWS_DEFAULT_ACL = None
-else:
-    STORAGES = {
-        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-        "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
-    }
+# The default storage is chosen in base.py (an S3-compatible bucket when AWS_STORAGE_BUCKET_NAME is set);
+# production adds hashed names to the static files.
+STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"}}

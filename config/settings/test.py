@@ -39,7 +39,7 @@ if XDIST_WORKER and os.environ.get("NIRDESHA_TEST_WORKER") != XDIST_WORKER:
     os.environ["NIRDESHA_TEST_WORKER"] = XDIST_WORKER
 
 from config.settings.base import *  # noqa: E402, F403
-from config.settings.base import CELERY_BROKER_URL, DATABASES, VAR_DIR  # noqa: E402
+from config.settings.base import AWS_STORAGE_BUCKET_NAME, CELERY_BROKER_URL, DATABASES, STORAGES, VAR_DIR  # noqa: E402
 
 TEST_RUN_ID = os.environ.setdefault("NIRDESHA_TEST_RUN_ID", str(os.getpid()))
 TEST_VAR_DIR = VAR_DIR / "test-runs" / TEST_RUN_ID
@@ -49,6 +49,10 @@ for _folder in ("broker", "processed", "results", "cache", "media", "embedding-c
 DEBUG = False
 # Test workers take the gpu queue on the CPU (tests/workers.py); the refusal itself is tested directly.
 EVALUATION_ALLOW_CPU = True
+# Imports queue no reference runs unless a test asks for them (as
+# tests/submissions/test_it_puts_references_on_every_version.py does): most tests import versions and
+# count the runs they make themselves.
+EVALUATION_REFERENCES = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 ACCOUNT_EMAIL_VERIFICATION = "none"
@@ -56,9 +60,13 @@ MEDIA_ROOT = TEST_VAR_DIR / "media"
 EMBEDDING_CACHE_DIR = TEST_VAR_DIR / "embedding-cache"
 PAIR_SET_DIR = TEST_VAR_DIR / "pair-sets"
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # A bucket in the environment (the multi-host test's S3 server) is kept; otherwise the test's folder.
+    "default": STORAGES["default"]
+    if AWS_STORAGE_BUCKET_NAME
+    else {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+EVALUATION_STORE_SCRATCH_DIR = TEST_VAR_DIR / "store-scratch"
 
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # A file, not pytest-django's in-memory default, so that a real worker process started by a
@@ -86,3 +94,8 @@ if not (os.environ.get("CACHE_URL") or os.environ.get("REDIS_URL")):
 # Tests and benches submit many times from one address; the rate-limit tests set their own limits.
 SUBMISSION_RATE_PER_USER = 100_000
 SUBMISSION_RATE_PER_IP = 100_000
+# The tiny test models read only Latin and Devanagari (tests/fakes/models.py): the unknown-token refusal
+# is off here and tested with a limit of its own.
+PREFLIGHT_MAX_UNKNOWN_RATE = 1.0
+# Every test client is 127.0.0.1: the daily quota per address is tested with its own limit.
+SUBMISSION_DAILY_QUOTA_PER_ADDRESS = 100_000

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from config.serializers import DocumentedFieldsOnly
 from evaluation.engine.languages import TARGET_CODES
 from evaluation.models import Dataset, Run, Score
 from evaluation.preflight import InvalidModelReference, validate_reference
@@ -30,6 +34,8 @@ class RunStatusSerializer(serializers.ModelSerializer):
     queue_position = serializers.IntegerField(allow_null=True)
     is_terminal = serializers.BooleanField()
     url = serializers.CharField(source="get_absolute_url")
+    elapsed_seconds = serializers.IntegerField(allow_null=True, read_only=True)
+    stage_remaining_seconds = serializers.IntegerField(allow_null=True, read_only=True)
 
     def to_representation(self, instance: Run) -> dict:
         data = super().to_representation(instance)
@@ -38,9 +44,11 @@ class RunStatusSerializer(serializers.ModelSerializer):
         request = self.context.get("request")
         staff = self.context.get("staff", bool(request and request.user.is_staff))
         if not staff:
-            for name in ("log_tail", "message", "stage_detail"):
+            for name in ("log_tail", "stage_detail"):
                 if name in data:
                     data[name] = public_log(data[name])
+            if "message" in data:
+                data["message"] = instance.public_message
             data["model"] = instance.model.public_name
             if "manifest" in data:
                 data["manifest"] = instance.public_manifest
@@ -60,6 +68,8 @@ class RunStatusSerializer(serializers.ModelSerializer):
             "status_label",
             "stage_detail",
             "progress",
+            "elapsed_seconds",
+            "stage_remaining_seconds",
             "queue_position",
             "is_terminal",
             "failure_category",
@@ -92,8 +102,22 @@ class SubmissionDetailSerializer(RunStatusSerializer):
         return ScoreSerializer(Score.objects.for_run(run), many=True).data
 
 
-class SubmissionCreateSerializer(serializers.Serializer):
-    model = serializers.CharField(max_length=300, help_text="Hugging Face id (owner/name); staff: a folder path.")
+# What the model field takes, stated in the schema and enforced as stated: a Hub id as huggingface_hub
+# validates it (word characters, '-' and '.', no '--' or '..', not ending in .git), in ASCII, or (staff
+# only) an absolute folder path without a '..' part; no control characters in either.
+HUB_PART = r"[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,94}[A-Za-z0-9_])?"
+MODEL_REFERENCE = rf"^(?:(?!.*--)(?!.*\.\.)(?!.*\.git$){HUB_PART}/{HUB_PART}|(?!.*/\.\.(?:/|$))/[^\x00-\x1f\x7f]*)$"
+
+
+@extend_schema_field({"type": "string", "maxLength": 300, "pattern": MODEL_REFERENCE})
+class ModelReferenceField(serializers.CharField):
+    pass
+
+
+class SubmissionCreateSerializer(DocumentedFieldsOnly):
+    model = ModelReferenceField(
+        max_length=300, trim_whitespace=False, help_text="Hugging Face id (owner/name); staff: a folder path."
+    )
     revision = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
     display_name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
     license = serializers.CharField(max_length=100, required=False, allow_blank=True, default="")
@@ -126,9 +150,15 @@ class SubmissionCreateSerializer(serializers.Serializer):
 
     def validate_model(self, value: str) -> str:
         try:
-            return validate_reference(value)
+            cleaned = validate_reference(value)
         except InvalidModelReference as exc:
             raise serializers.ValidationError(str(exc)) from None
+        if not re.fullmatch(MODEL_REFERENCE, value):
+            raise serializers.ValidationError(
+                "Give a Hugging Face model id as owner/name in ASCII letters, digits, '_', '-' and '.' (staff: an "
+                "absolute folder path), without spaces around it."
+            )
+        return cleaned
 
     def to_submission(self) -> Submission:
         data = dict(self.validated_data)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from django.db import IntegrityError
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.permissions import IsAdminUser, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -14,7 +17,7 @@ from evaluation import outbox
 from evaluation.api.serializers import RunStatusSerializer, SubmissionCreateSerializer, SubmissionDetailSerializer
 from evaluation.models import Run
 from evaluation.outbox import BrokerUnavailable, SendResult
-from evaluation.ratelimits import check_submission_rate
+from evaluation.ratelimits import check_submission_rate, client_address
 from evaluation.submissions import SubmissionRefused, submit
 
 # How each refusal reads in HTTP: the same rules as the form, with a status a client can act on.
@@ -22,8 +25,10 @@ REFUSAL_STATUS = {
     "invalid": status.HTTP_400_BAD_REQUEST,
     "not_found": status.HTTP_400_BAD_REQUEST,
     "rejected": status.HTTP_400_BAD_REQUEST,
-    "no_dataset": status.HTTP_400_BAD_REQUEST,
+    # Nothing the request could change: the site has no version to evaluate on yet.
+    "no_dataset": status.HTTP_409_CONFLICT,
     "forbidden": status.HTTP_403_FORBIDDEN,
+    "unverified": status.HTTP_403_FORBIDDEN,
     "duplicate": status.HTTP_409_CONFLICT,
     "quota": status.HTTP_429_TOO_MANY_REQUESTS,
     "rate_limited": status.HTTP_429_TOO_MANY_REQUESTS,
@@ -88,7 +93,10 @@ class SubmissionViewSet(
             201: SubmissionDetailSerializer,
             400: OpenApiResponse(description="Malformed or unknown model, revision, or model we cannot run."),
             409: OpenApiResponse(description="A live run of this exact model commit exists (its id is given)."),
-            429: OpenApiResponse(description="Over the daily submission quota."),
+            403: OpenApiResponse(description="The account's e-mail address is not confirmed yet."),
+            429: OpenApiResponse(
+                description="Over the daily submission quota, per person or per client address (per /64 for IPv6)."
+            ),
             503: OpenApiResponse(
                 description="The Hub cannot be reached (nothing recorded), or the job queue cannot be reached: "
                 "then the run is recorded, its id is given, and it starts when the queue is back."
@@ -101,9 +109,14 @@ class SubmissionViewSet(
         except SubmissionRefused as refusal:
             return refusal_response(refusal)
         serializer = SubmissionCreateSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
+        if not serializer.is_valid():
+            # An id that is well formed but names no evaluable dataset is a 404, like an unknown id in a path.
+            problems = serializer.errors
+            if set(problems) == {"dataset"} and all(e.code == "does_not_exist" for e in problems["dataset"]):
+                raise NotFound("No dataset whose items are here has this id.")
+            raise ValidationError(problems)
         try:
-            run = submit(request.user, serializer.to_submission())
+            run = submit(request.user, replace(serializer.to_submission(), client_address=client_address(request)))
         except SubmissionRefused as refusal:
             return refusal_response(refusal)
         except BrokerUnavailable as pending:

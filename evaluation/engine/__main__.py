@@ -1,11 +1,15 @@
 """`python -m evaluation.engine`: evaluate a model on a folder of dataset files, without Django or a database.
 
     python -m evaluation.engine --model intfloat/multilingual-e5-small --data DIR --output result.json [--details AUDIT]
+    python -m evaluation.engine errors RESULT.json --task t1 --language hin [--data DIR]
 
-DIR holds `nirdesha_<lang>_<Script>.jsonl` files (or the validation sample's language CSVs), checked
-by the same readers as `manage.py import_dataset`. The output is the document `manage.py evaluate
---output` writes for the same data (results.render_document), with `run` null: there is no database
-run. Embeddings are cached under --cache-dir, so a second evaluation of the same model is fast.
+DIR holds `nirdesha_<lang>_<Script>.jsonl` files (or the validation sample's language CSVs), at any
+depth, checked by the same readers as `manage.py import_dataset`; the dataset is named as the import
+names it (its card, else from its files: the validation CSVs are nirdesha-validation, never the full
+benchmark's nirdesha). The output is the document `manage.py evaluate --output` writes for the same
+data (results.render_document), with `run` null: there is no database run. Embeddings are cached
+under --cache-dir, so a second evaluation of the same model is fast. Progress goes to stderr as
+tqdm bars, one per stage (downloading, encoding, scoring).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from evaluation.engine.corpus import build_corpus
 from evaluation.engine.dataset_files import DatasetFileError, Problems, open_source
 from evaluation.engine.error_listing import main as errors_main
 from evaluation.engine.errors import EngineError
+from evaluation.engine.progress_bars import ProgressBars
 from evaluation.engine.registry import TASK_IDS
 from evaluation.engine.results import render_document
 from evaluation.engine.runner import ArtefactSink, evaluate
@@ -36,19 +41,35 @@ def _split(value: str) -> list[str]:
     return [part.strip() for part in value.split(",") if part.strip()]
 
 
+SUBCOMMANDS = """subcommands:
+  errors RESULT.json --task T --language L   print a result's worst queries (errors --help for its options)"""
+
+
 def parser() -> argparse.ArgumentParser:
-    result = argparse.ArgumentParser(prog="python -m evaluation.engine", description=__doc__.split("\n\n")[0])
+    result = argparse.ArgumentParser(
+        prog="python -m evaluation.engine",
+        usage="%(prog)s --model MODEL --data DIR --output FILE [options]\n       %(prog)s errors RESULT.json ...",
+        description=__doc__.split("\n\n")[0],
+        epilog=SUBCOMMANDS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     result.add_argument("--model", required=True, help="Hugging Face id, local folder, or bm25 / tfidf-char.")
     result.add_argument("--data", required=True, type=Path, help="Folder of dataset files.")
     result.add_argument("--output", required=True, type=Path, help="Write the result document to this JSON file.")
     result.add_argument("--revision", default="", help="Branch, tag or commit (hub models).")
     result.add_argument("--tasks", default="", help=f"Comma-separated subset of {','.join(TASK_IDS)}.")
     result.add_argument("--languages", default="", help="Comma-separated ISO 639-3 codes, e.g. hin,tam.")
-    result.add_argument("--name", default="", help="Dataset name (default: the folder's dataset card, else nirdesha).")
-    result.add_argument("--version", default="", help="Dataset version (default: the dataset card's, else 1.0).")
+    result.add_argument(
+        "--dataset",
+        default="",
+        metavar="NAME@VERSION",
+        help="Name the dataset version (either part may be left out). Default: the folder's dataset card, "
+        "else from its files (nirdesha, or nirdesha-validation for the validation CSVs) and 1.0.",
+    )
     result.add_argument("--device", default=None, choices=["cpu", "cuda"], help="Default: cuda when available.")
     result.add_argument("--batch-size", type=int, default=None, help="Initial encoding batch size.")
     result.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR, help="Embedding cache folder.")
+    result.add_argument("--quiet", action="store_true", help="No progress bars on stderr.")
     result.add_argument(
         "--details",
         type=Path,
@@ -74,14 +95,17 @@ def folder_sink(folder: Path) -> ArtefactSink:
 
 
 def read_rows(folder: Path) -> tuple[dict[str, list[tuple[int, str, str]]], dict[str, str], str]:
-    """(language → (item_id, persona, instruction) rows, the dataset card, the content hash) of a folder."""
+    """(language → (item_id, persona, instruction) rows, the dataset card, the content hash) of a folder.
+
+    The card's name is filled from the files when the card has none (DatasetSource.default_name).
+    """
     source = open_source(folder)
     problems = Problems()
     rows: dict[str, list[tuple[int, str, str]]] = {}
     for row in source.rows(problems):
         rows.setdefault(row.language, []).append((row.item_id, row.persona, row.instruction))
     problems.raise_if_any()
-    return rows, source.card, source.fingerprint().content_hash
+    return rows, {"name": source.default_name, **source.card}, source.fingerprint().content_hash
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,33 +117,41 @@ def main(argv: list[str] | None = None) -> int:
     name = options.model.strip()
     if Path(name).expanduser().exists():
         name = str(Path(name).expanduser().resolve())
+    dataset_name, _, dataset_version = options.dataset.strip().partition("@")
+    bars = ProgressBars(disable=options.quiet)
     try:
+        bars("READING", 0.0, str(options.data))
         rows, card, content_hash = read_rows(options.data)
         corpus = build_corpus(
             rows,
             requested_languages=_split(options.languages),
-            name=options.name or card.get("name") or "nirdesha",
-            version=options.version or card.get("version") or "1.0",
+            name=dataset_name.strip() or card["name"],
+            version=dataset_version.strip() or card.get("version") or "1.0",
             content_hash=content_hash,
         )
+        bars("READING", 1.0, f"{corpus.name} {corpus.version}")
         loaded = load_backend(
             name,
             revision=options.revision or None,
             cache_root=options.cache_dir,
             device=options.device,
             batch_size=options.batch_size,
+            progress=bars,
         )
         result = evaluate(
             corpus,
             loaded.backend,
             tasks=_split(options.tasks),
             seed=DEFAULT_SEED,
+            progress=bars,
             timings=loaded.timings,
             artefact_sink=folder_sink(options.details) if options.details else None,
         )
     except (DatasetFileError, EngineError) as error:
+        bars.close()
         print(f"error: {error}", file=sys.stderr)
         return 1
+    bars.close()
     document = render_document(result)
     options.output.parent.mkdir(parents=True, exist_ok=True)
     options.output.write_text(json.dumps(document, indent=2, ensure_ascii=False), encoding="utf-8")

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from evaluation.engine import lexical
+from evaluation.engine.blobs import BlobStore
 from evaluation.engine.cache import EmbeddingCache, text_key
 from evaluation.engine.encoders import (
     LOADED_MODELS,
@@ -403,7 +404,7 @@ def load_backend(
     name: str,
     *,
     revision: str | None = None,
-    cache_root: Path | str,
+    cache_root: BlobStore | Path | str,
     device: str | None = None,
     batch_size: int | None = None,
     chunk_size: int = DEFAULT_CHUNK_SIZE,

@@ -2,16 +2,17 @@
 
 Layout: ``<root>/<model slug>-<hash of model name>/<revision slug>/<precision>/`` holds pairs of files per chunk,
 ``<chunk>.vectors.npy`` (float32, one row per text) and ``<chunk>.keys.npy`` (the SHA-256 digests of
-the role-prefixed texts, 32 bytes each). Each file is written to a temporary name and renamed into
-place, and the keys file is renamed last, so a chunk becomes visible only once its vectors are whole.
-Readers ignore vector files without keys (left by a crash between the two renames). Several workers
-may write to the same folder: chunk names are unique and a key stored twice is simply read once.
+the role-prefixed texts, 32 bytes each). Each file is stored whole (evaluation/engine/blobs.py: renamed
+into place in a folder, one PUT in an object store), and the keys file is stored last, so a chunk becomes
+visible only once its vectors are whole. Readers ignore vector files without keys (left by a crash
+between the two writes). Several workers may write to the same store, on one host or on many: chunk
+names are unique and a key stored twice is simply read once.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
+import io
 import re
 import uuid
 from collections.abc import Iterable
@@ -19,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from evaluation.engine.blobs import BlobStore, FolderStore, as_store
 
 KEY_DTYPE = np.dtype("S32")
 
@@ -43,11 +46,16 @@ class CacheStats:
 class EmbeddingCache:
     """Cached embeddings of one model at one resolved revision."""
 
-    def __init__(self, root: Path | str, model_name: str, revision: str, precision: str = "float32") -> None:
+    def __init__(
+        self, root: BlobStore | Path | str, model_name: str, revision: str, precision: str = "float32"
+    ) -> None:
         name_hash = hashlib.sha256(model_name.encode("utf-8")).hexdigest()[:10]
+        self.store = as_store(root)
         # Half-precision (GPU) and full-precision (CPU) embeddings differ in the last digits, so they
         # are kept apart: a run resumed on another kind of device never mixes the two.
-        self.folder = Path(root) / f"{_slug(model_name)}-{name_hash}" / _slug(revision, 100) / precision
+        self.prefix = f"{_slug(model_name)}-{name_hash}/{_slug(revision, 100)}/{precision}"
+        # The chunks' folder when the store is a local folder (None in an object store).
+        self.folder: Path | None = self.store.root / self.prefix if isinstance(self.store, FolderStore) else None
         self._keys = np.empty(0, dtype=KEY_DTYPE)
         self._chunk_of_key = np.empty(0, dtype=np.int32)
         self._row_of_key = np.empty(0, dtype=np.int64)
@@ -57,16 +65,18 @@ class EmbeddingCache:
     # Reading -----------------------------------------------------------------------------------
 
     def _chunk_names(self) -> list[str]:
-        if not self.folder.is_dir():
-            return []
-        return sorted(path.name[: -len(".keys.npy")] for path in self.folder.glob("*.keys.npy"))
+        names = self.store.names(self.prefix, ".keys.npy")
+        return sorted(name.rpartition("/")[2].removesuffix(".keys.npy") for name in names)
+
+    def _file(self, chunk: str, kind: str) -> Path:
+        return self.store.local_path(f"{self.prefix}/{chunk}.{kind}.npy")
 
     def refresh(self) -> None:
         """(Re)build the sorted key index from the chunk files on disk."""
         chunks = self._chunk_names()
         keys, chunk_ids, rows = [], [], []
         for index, chunk in enumerate(chunks):
-            chunk_keys = np.load(self.folder / f"{chunk}.keys.npy")
+            chunk_keys = np.load(self._file(chunk, "keys"))
             keys.append(chunk_keys)
             chunk_ids.append(np.full(len(chunk_keys), index, dtype=np.int32))
             rows.append(np.arange(len(chunk_keys), dtype=np.int64))
@@ -112,7 +122,7 @@ class EmbeddingCache:
         rows = self._row_of_key[positions]
         result: np.ndarray | None = None
         for chunk_id in np.unique(chunk_ids):
-            vectors = np.load(self.folder / f"{self._chunks[chunk_id]}.vectors.npy", mmap_mode="r")
+            vectors = np.load(self._file(self._chunks[chunk_id], "vectors"), mmap_mode="r")
             if result is None:
                 result = np.empty((len(key_array), vectors.shape[1]), dtype=np.float32)
             selected = np.flatnonzero(chunk_ids == chunk_id)
@@ -134,20 +144,15 @@ class EmbeddingCache:
             raise ValueError("keys and vectors differ in length")
         if not keys:
             return
-        self.folder.mkdir(parents=True, exist_ok=True)
         chunk = f"{uuid.uuid4().hex}"
         key_array = np.asarray(keys, dtype=KEY_DTYPE)
-        self._write_atomically(self.folder / f"{chunk}.vectors.npy", np.ascontiguousarray(vectors, dtype=np.float32))
-        self._write_atomically(self.folder / f"{chunk}.keys.npy", key_array)
+        self._write(f"{chunk}.vectors.npy", np.ascontiguousarray(vectors, dtype=np.float32))
+        self._write(f"{chunk}.keys.npy", key_array)
         # The index is rebuilt lazily on the next read: rebuilding it after every chunk would make a
         # long run quadratic in its number of chunks, and the writer keeps what it encoded anyway.
         self._loaded = False
 
-    @staticmethod
-    def _write_atomically(path: Path, array: np.ndarray) -> None:
-        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        with open(temporary, "wb") as handle:
-            np.save(handle, array)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
+    def _write(self, name: str, array: np.ndarray) -> None:
+        buffer = io.BytesIO()
+        np.save(buffer, array)
+        self.store.write(f"{self.prefix}/{name}", buffer.getvalue())

@@ -1,6 +1,7 @@
 """Reading and checking Nirdesha dataset files. Plain Python, no Django, so it is testable on its own.
 
-Two layouts are understood:
+Two formats are understood, with their files at any depth of the folder (the Hugging Face Hub's
+layout puts them under `data/`; a dataset_card.json sits at the top or beside them):
 
 * `jsonl`: a folder of `nirdesha_<iso639-3>_<Script>.jsonl` files, one JSON object a line with `id`,
   `indian_context_persona`, `indian_context_instruction` and `description` (the full dataset's format).
@@ -77,6 +78,12 @@ CARD_FIELDS = (
 # Limits on what an import reads (the limits on rows are in dataset_rows.py).
 MAX_FILE_BYTES = 2 * 1024**3
 MAX_CARD_BYTES = 256 * 1024
+# A dataset folder holds a few dozen files; walking far more than this means it is not one (e.g. "/").
+MAX_FOLDER_ENTRIES = 10_000
+# The name a version gets when neither the options nor the card name it, by format: the validation
+# CSVs are a 150-item sample that must never share a name with the full benchmark, whose published
+# scores were computed on 50,000-item pools.
+DEFAULT_NAMES = {"jsonl": "nirdesha", "validation-csv": "nirdesha-validation"}
 
 SourceFormat = Literal["jsonl", "validation-csv"]
 
@@ -96,6 +103,11 @@ class DatasetSource:
     format: SourceFormat
     files: list[DataFile]
     card: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def default_name(self) -> str:
+        """The dataset's name when its card does not give one, told from its files (see DEFAULT_NAMES)."""
+        return DEFAULT_NAMES[self.format]
 
     def fingerprint(self) -> Fingerprint:
         """SHA-256 over the data files in name order: each file's name, its size, then its bytes."""
@@ -123,17 +135,21 @@ class DatasetSource:
             yield from validation_csv_rows(self.files, problems)
 
 
-def open_source(folder: Path) -> DatasetSource:
-    """Find and check the dataset files in `folder` (names only); raise DatasetFileError if unusable."""
+def open_source(folder: Path, *, trusted_root: Path | None = None) -> DatasetSource:
+    """Find and check the dataset files in `folder` (names only); raise DatasetFileError if unusable.
+
+    Files may sit at any depth; hidden files and folders (.git, .cache) are left out. A symbolic link
+    must stay inside `trusted_root` (default: the folder itself): a Hub snapshot's files are links
+    into its cache's blobs folder, so its caller trusts the repository's cache folder.
+    """
     folder = Path(folder)
     if not folder.is_dir():
         raise DatasetFileError([Problem(str(folder), None, "no such folder")])
+    root = Path(trusted_root or folder)
     problems = Problems(cap=10_000)
     entries = []
-    for path in sorted(folder.iterdir()):
-        if path.name.startswith("."):
-            continue
-        if not _inside(path, folder):
+    for path in _walk(folder, problems):
+        if not _inside(path, root):
             # A link out of the folder could make the import read any file the process can.
             problems.add(path.name, None, "is a symbolic link to outside the folder; copy the file in instead")
             continue
@@ -144,9 +160,11 @@ def open_source(folder: Path) -> DatasetSource:
                 continue
             entries.append(path)
     problems.raise_if_any()
-    jsonl = [path for path in entries if path.suffix.lower() == ".jsonl"]
-    csvs = [path for path in entries if path.suffix.lower() == ".csv" and path.name not in NON_LANGUAGE_CSVS]
-    card = read_card(folder / CARD_FILE, problems)
+    jsonl = _shallowest(folder, [path for path in entries if path.suffix.lower() == ".jsonl"])
+    csvs = _shallowest(
+        folder, [path for path in entries if path.suffix.lower() == ".csv" and path.name not in NON_LANGUAGE_CSVS]
+    )
+    card = read_card(_card_path(folder, jsonl or csvs), problems, root)
     if jsonl and csvs:
         problems.add(str(folder), None, "mixes JSONL and CSV files; a dataset folder holds one format")
         problems.raise_if_any()
@@ -173,6 +191,41 @@ def open_source(folder: Path) -> DatasetSource:
     return DatasetSource(folder=folder, format=source_format, files=files, card=card)
 
 
+def _walk(folder: Path, problems: Problems) -> list[Path]:
+    """Every entry below `folder` but hidden ones, in path order; folders followed only when real."""
+    found: list[Path] = []
+    pending = [folder]
+    while pending:
+        for path in sorted(pending.pop().iterdir()):
+            if path.name.startswith("."):
+                continue
+            found.append(path)
+            if len(found) > MAX_FOLDER_ENTRIES:
+                problems.add(str(folder), None, f"holds more than {MAX_FOLDER_ENTRIES:,} entries; not a dataset folder")
+                return []
+            if path.is_dir() and not path.is_symlink():
+                pending.append(path)
+    return sorted(found)
+
+
+def _shallowest(folder: Path, paths: list[Path]) -> list[Path]:
+    """The files nearest the top: those at the top win over copies in subfolders (a backup, an older
+    export); a Hub repository's files, all under data/, are found there."""
+    if not paths:
+        return []
+    depth = min(len(path.relative_to(folder).parts) for path in paths)
+    return [path for path in paths if len(path.relative_to(folder).parts) == depth]
+
+
+def _card_path(folder: Path, data_files: list[Path]) -> Path:
+    """The dataset card at the top of the folder, else beside the data files when they share a folder."""
+    top = folder / CARD_FILE
+    parents = {path.parent for path in data_files}
+    if top.exists() or top.is_symlink() or len(parents) != 1:
+        return top
+    return parents.pop() / CARD_FILE
+
+
 def _inside(path: Path, folder: Path) -> bool:
     """True when path (a symbolic link followed) stays inside folder."""
     try:
@@ -182,11 +235,11 @@ def _inside(path: Path, folder: Path) -> bool:
     return True
 
 
-def read_card(path: Path, problems: Problems) -> dict[str, str]:
+def read_card(path: Path, problems: Problems, trusted_root: Path | None = None) -> dict[str, str]:
     """The optional dataset card: a JSON object whose keys are Dataset card fields."""
     if not path.exists() and not path.is_symlink():
         return {}
-    if not _inside(path, path.parent):
+    if not _inside(path, trusted_root or path.parent):
         problems.add(path.name, None, "is a symbolic link to outside the folder; copy the file in instead")
         return {}
     try:

@@ -328,6 +328,18 @@ class SentenceTransformerEncoder:
         """float32 (len(texts), dim) L2-normalised embeddings of texts with the role's prompt."""
         return self.encode_prefixed(self.prefixed(list(texts), role))
 
+    def encode_aside(self, texts: list[str], role: str = "query") -> np.ndarray:
+        """`encode`, leaving the batch sizes and pipeline that later calls use as they were.
+
+        For a check before the run (sample_check.py): the run's batches, and so its figures, are
+        exactly those it would have had without it."""
+        state = (self.batch_size, self.halvings, self._pipeline)
+        self._pipeline = None
+        try:
+            return self.encode(texts, role)
+        finally:
+            self.batch_size, self.halvings, self._pipeline = state
+
     @property
     def batch_plan(self) -> str:
         """ "tokens" (token-budgeted batches) on accelerators or when a budget is set; else "fixed".

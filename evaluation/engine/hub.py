@@ -169,7 +169,9 @@ def inspect(
     }
     license_name = str(getattr(info.card_data, "license", "") or "") if info.card_data is not None else ""
     return HubModel(
-        name=repo_id,
+        # The Hub finds a model whatever the case of its id and answers with the id as its owner spells
+        # it: that spelling is the one kept, so that every spelling of a model names one model.
+        name=info.id or repo_id,
         commit=info.sha,
         files=files,
         config=dict(info.config or {}),
@@ -191,6 +193,26 @@ def resolve(
     if not info.sha:
         raise HubUnreachableError("The Hub did not say which commit this revision is; please try again later.")
     return info.sha
+
+
+def is_on_main_history(repo_id: str, revision: str | None, commit: str, *, endpoint: str | None = None) -> bool:
+    """Whether a pinned commit may stand for the model: a tag, or a commit of the main branch's history.
+
+    A pull request's ref (`refs/pr/N`, which any Hub user can open) and other branches are not the
+    model's published weights; what stands for a model is what its owners merged or tagged.
+    """
+    from huggingface_hub import HfApi, constants
+
+    api = HfApi(endpoint=endpoint or default_endpoint())
+    if revision in (None, "", constants.DEFAULT_REVISION):
+        return True
+    with hub_errors(repo_id, revision):
+        refs = api.list_repo_refs(repo_id)
+        if any(revision in (tag.name, tag.ref) or commit == tag.target_commit for tag in refs.tags):
+            return True
+        return any(
+            entry.commit_id == commit for entry in api.list_repo_commits(repo_id, revision=constants.DEFAULT_REVISION)
+        )
 
 
 def cached_snapshot(repo_id: str, revision: str | None = None) -> Path:

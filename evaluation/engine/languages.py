@@ -19,6 +19,11 @@ class LanguageInfo:
     native: str = ""
 
     @property
+    def bcp47(self) -> str:
+        """The tag a page's `lang` attribute takes (BCP 47: the shortest ISO 639 code, `hi` not `hin`)."""
+        return BCP47.get(self.code, self.code)
+
+    @property
     def name_with_native(self) -> str:
         return self.name if not self.native or self.native == self.name else f"{self.name} · {self.native}"
 
@@ -38,6 +43,23 @@ LANGUAGES: tuple[LanguageInfo, ...] = (
     LanguageInfo("tel", "Telugu", "Telu", "Telugu", "Dravidian", native="తెలుగు"),
     LanguageInfo("urd", "Urdu", "Arab", "Perso-Arabic (Nastaliq)", "Indo-Aryan", rtl=True, native="اردو"),
 )
+# BCP 47 asks for the two-letter ISO 639-1 code where a language has one; screen readers and browsers
+# (hyphenation, font choice) know `hi`, not `hin`. Odia's two-letter code is `or`.
+BCP47: dict[str, str] = {
+    "eng": "en",
+    "asm": "as",
+    "ben": "bn",
+    "guj": "gu",
+    "hin": "hi",
+    "kan": "kn",
+    "mal": "ml",
+    "mar": "mr",
+    "ory": "or",
+    "pan": "pa",
+    "tam": "ta",
+    "tel": "te",
+    "urd": "ur",
+}
 BY_CODE: dict[str, LanguageInfo] = {lang.code: lang for lang in LANGUAGES}
 BY_NAME: dict[str, LanguageInfo] = {lang.name.lower(): lang for lang in LANGUAGES}
 TARGET_CODES: tuple[str, ...] = tuple(lang.code for lang in LANGUAGES if not lang.is_source)

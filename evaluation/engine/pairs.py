@@ -17,11 +17,11 @@ is ever seen in training or calibration.
 from __future__ import annotations
 
 import hashlib
+import io
 import itertools
 import logging
 import os
 import time
-import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from evaluation.engine.blobs import BlobStore, FolderStore, as_store
 from evaluation.engine.lexical import BM25Index
 from evaluation.engine.retrieval import SparseScorer
 
@@ -190,23 +191,36 @@ class PairSetStats:
 
 
 class PairSetStore:
-    """Pair sets on disk, one `.npz` per key under `<root>/<content hash>/`, written atomically."""
+    """Pair sets in a blob store (evaluation/engine/blobs.py: a local folder or an object store shared by
+    every worker host), one `.npz` per key under `<content hash>/`, each stored whole."""
 
-    def __init__(self, root: Path | str) -> None:
-        self.root = Path(root)
+    def __init__(self, root: BlobStore | Path | str) -> None:
+        self.blobs = as_store(root)
         self.stats = PairSetStats()
 
-    def path(self, key: str, content_hash: str) -> Path:
+    @property
+    def root(self) -> Path | None:
+        """The folder of a local store (None for an object store)."""
+        return self.blobs.root if isinstance(self.blobs, FolderStore) else None
+
+    def name(self, key: str, content_hash: str, suffix: str = ".npz") -> str:
         folder = "".join(character for character in content_hash if character.isalnum())[:64] or "unhashed"
-        return self.root / folder / f"{key}.npz"
+        return f"{folder}/{key}{suffix}"
+
+    def _stored(self, name: str) -> Path | None:
+        try:
+            return self.blobs.local_path(name)
+        except FileNotFoundError:
+            return None
 
     def get(
         self, language: str, item_ids: np.ndarray, instructions: list[str], *, seed: int, content_hash: str
     ) -> PairSet:
         """The stored pair set of these texts, built and stored first when there is none."""
         key = pair_set_key(language, item_ids, instructions, seed=seed, content_hash=content_hash)
-        path = self.path(key, content_hash)
-        if path.is_file():
+        name = self.name(key, content_hash)
+        path = self._stored(name)
+        if path is not None:
             try:
                 with np.load(path) as stored:
                     pairs = PairSet(
@@ -216,37 +230,34 @@ class PairSetStore:
                 return pairs
             except (OSError, KeyError, ValueError) as error:
                 # A damaged file is rebuilt rather than trusted.
-                logger.warning("Rebuilding the unreadable stored pair set %s: %s", path, error)
+                logger.warning("Rebuilding the unreadable stored pair set %s: %s", name, error)
         started = time.perf_counter()
         pairs = construct_pair_set(language, item_ids, instructions, seed=seed, content_hash=content_hash)
         self.stats.build_seconds += time.perf_counter() - started
         self.stats.built += 1
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-        with open(temporary, "wb") as handle:
-            np.savez(handle, **{f.name: getattr(pairs, f.name) for f in fields(PairSet) if f.name != "language"})
-        os.replace(temporary, path)
+        buffer = io.BytesIO()
+        np.savez(buffer, **{f.name: getattr(pairs, f.name) for f in fields(PairSet) if f.name != "language"})
+        self.blobs.write(name, buffer.getvalue())
         return pairs
 
     def array(self, kind: str, key: str, content_hash: str, build: Callable[[], np.ndarray]) -> np.ndarray:
         """Another per-dataset artefact (e.g. T5's hard-negative pools): read when stored, else built and stored."""
-        path = self.path(f"{kind}-{key}", content_hash).with_suffix(".npy")
-        if path.is_file():
+        name = self.name(f"{kind}-{key}", content_hash, ".npy")
+        path = self._stored(name)
+        if path is not None:
             try:
                 array: np.ndarray = np.load(path)
                 self.stats.loaded += 1
                 return array
             except (OSError, ValueError) as error:
-                logger.warning("Rebuilding the unreadable stored %s %s: %s", kind, path, error)
+                logger.warning("Rebuilding the unreadable stored %s %s: %s", kind, name, error)
         started = time.perf_counter()
         array = build()
         self.stats.build_seconds += time.perf_counter() - started
         self.stats.built += 1
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-        with open(temporary, "wb") as handle:
-            np.save(handle, array)
-        os.replace(temporary, path)
+        buffer = io.BytesIO()
+        np.save(buffer, array)
+        self.blobs.write(name, buffer.getvalue())
         return array
 
 
@@ -256,8 +267,8 @@ def stored_array_file(kind: str, key: str, content_hash: str) -> str | None:
     repeating it (evaluation/rank_storage.py: T5's pools)."""
     if _store is None:
         return None
-    path = _store.path(f"{kind}-{key}", content_hash).with_suffix(".npy")
-    return path.relative_to(_store.root).as_posix() if path.is_file() else None
+    name = _store.name(f"{kind}-{key}", content_hash, ".npy")
+    return name if _store.blobs.exists(name) else None
 
 
 def texts_key(kind: str, texts: list[str], *parts: object) -> str:
@@ -278,12 +289,13 @@ def stored_array(kind: str, key: str, content_hash: str, build: Callable[[], np.
 _store: PairSetStore | None = None
 
 
-def use_store(root: Path | str | None) -> PairSetStore | None:
-    """Make `build_pair_set` read and write pair sets under `root` (None: build every time)."""
+def use_store(root: BlobStore | Path | str | None) -> PairSetStore | None:
+    """Make `build_pair_set` read and write pair sets in `root`, a folder or a blob store (None: build
+    every time)."""
     global _store
     if root is None:
         _store = None
-    elif _store is None or _store.root != Path(root):
+    elif _store is None or _store.blobs != as_store(root):
         _store = PairSetStore(root)
     return _store
 

@@ -22,9 +22,9 @@ What is stored (layout 2, `RankWriter`):
                       `gold_lengths_from`, "<rank file name>/<array name>" of that file (always a
                       listed artefact of the same run, so an archive of the run is complete)
     pool_item_ids     T5 only, and only when the engine could not name the stored pool file it read
-                      (`pools_file`, "<content-hash folder>/<file name>" under the pair-set store,
-                      settings.PAIR_SET_DIR: the pools are mined once per dataset version and every
-                      run reads the same file); then `pools_file` is kept instead
+                      (`pools_file`, "<content-hash folder>/<file name>" in the pair-set store,
+                      settings.PAIR_SET_DIR or pair-sets/ of the bucket: the pools are mined once per
+                      dataset version and every run reads the same file); then `pools_file` is kept instead
 
 `read_arrays` turns a stored file of either layout into the same arrays (`top_item_ids` of 3 or 10
 columns, `english_in_top10`, lengths resolved), so every reader reads both layouts. Integers are

@@ -3,28 +3,34 @@
 from __future__ import annotations
 
 import django_filters
-from django import forms
+from drf_spectacular.utils import extend_schema_field
 
+from config.filters import MAX_ID, IdFilter
+from evaluation.engine.registry import TASK_IDS
 from evaluation.models import Run, Score, task_choices
 
-# The largest id the database stores (a 64-bit signed integer); a larger number in a filter would
-# overflow the database driver (a 500), so it is refused with a 400 that names the parameter.
-MAX_ID = 2**63 - 1
+__all__ = ["MAX_ID", "IdFilter", "RunFilter", "ScoreFilter"]
 
 
-class IdFilter(django_filters.NumberFilter):
-    """A filter on a row id: a whole number from 1 to MAX_ID, else a clear 400."""
+# The choices are a callable (the registry's tasks), which the schema generator cannot read.
+@extend_schema_field({"type": "string", "enum": list(TASK_IDS)})
+class TaskFilter(django_filters.MultipleChoiceFilter):
+    pass
 
-    field_class = forms.IntegerField
 
-    def __init__(self, *args, **kwargs) -> None:
-        kwargs.setdefault("min_value", 1)
-        kwargs.setdefault("max_value", MAX_ID)
-        super().__init__(*args, **kwargs)
+def _of_model_named(queryset, name: str, value: str):
+    """Runs of the named model (any case; a local folder by its display name only, never by its path)."""
+    return queryset.filter(pk__in=Run.objects.of_model_named(value).values("pk")) if value else queryset
+
+
+def _scores_of_model_named(queryset, name: str, value: str):
+    return queryset.filter(run__in=Run.objects.of_model_named(value).values("pk")) if value else queryset
 
 
 class RunFilter(django_filters.FilterSet):
-    model = django_filters.CharFilter(field_name="model__name", help_text="Hugging Face id or baseline name")
+    model = django_filters.CharFilter(
+        method=_of_model_named, help_text="Hugging Face id (any case), baseline name or display name"
+    )
     kind = django_filters.CharFilter(field_name="model__kind")
     dataset = IdFilter(field_name="dataset", help_text="Dataset id")
 
@@ -34,14 +40,14 @@ class RunFilter(django_filters.FilterSet):
 
 
 class ScoreFilter(django_filters.FilterSet):
-    task = django_filters.MultipleChoiceFilter(choices=task_choices)
+    task = TaskFilter(choices=task_choices)
     metric = django_filters.CharFilter()
     source = django_filters.CharFilter(field_name="source_id", help_text="ISO 639-3 code")
     target = django_filters.CharFilter(field_name="target_id", help_text="ISO 639-3 code")
     monolingual = django_filters.BooleanFilter(field_name="target", lookup_expr="isnull")
     run = IdFilter(field_name="run", help_text="Run id")
     dataset = IdFilter(field_name="run__dataset", help_text="Dataset id")
-    model = django_filters.CharFilter(field_name="run__model__name")
+    model = django_filters.CharFilter(method=_scores_of_model_named)
     origin = django_filters.ChoiceFilter(field_name="run__origin", choices=Run.Origin.choices)
 
     class Meta:

@@ -13,6 +13,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -29,8 +30,11 @@ from leaderboard.api.serializers import (
     ScoreSerializer,
 )
 from leaderboard.cache import generation_key
+from leaderboard.filters import FAMILY_CHOICES, LANGUAGE_CHOICES, SCRIPT_CHOICES, SIZE_BANDS, LeaderboardFilter
 from leaderboard.pages.overview import overview_page
-from leaderboard.responses import canonical_query, known_parameters
+from leaderboard.parameters import invalid_filters, normalised
+from leaderboard.responses import canonical_params, canonical_query, known_parameters
+from leaderboard.tables.selection import PAIR_MODES
 
 
 def cached_json(request: Request, key: str, compute: Callable[[], Response | object]) -> HttpResponseBase:
@@ -127,23 +131,51 @@ class ScoreViewSet(CachedReadMixin, viewsets.ReadOnlyModelViewSet):
         return Score.objects.filter(run__in=Run.objects.public()).select_related("run__model").order_by("pk")
 
 
+def _keys(choices) -> list[str]:
+    return [str(key) for key, _ in choices]
+
+
+# The values the page's own form and filters accept (leaderboard/filters.py), so that the schema
+# states exactly what the server takes; anything else is a 400 naming the parameter.
+COMMON_VALUES = ["on", "off", "true", "false", "1", "0", ""]
 LEADERBOARD_PARAMETERS = [
-    OpenApiParameter("dataset", OpenApiTypes.INT, description="benchmark version id (default: the full benchmark)"),
-    OpenApiParameter("languages", OpenApiTypes.STR, many=True, description="ISO 639-3 codes to average over"),
-    OpenApiParameter("script", OpenApiTypes.STR, many=True, description="ISO 15924 script codes"),
-    OpenApiParameter("family", OpenApiTypes.STR, many=True, description="language families"),
-    OpenApiParameter("pairs", OpenApiTypes.STR, enum=["both", "source"], description="which cross-lingual pairs count"),
+    OpenApiParameter(
+        "dataset",
+        {"type": "integer", "minimum": 1},
+        description="benchmark version id, one with finished runs (default: the full benchmark)",
+    ),
+    OpenApiParameter(
+        "languages", OpenApiTypes.STR, many=True, enum=_keys(LANGUAGE_CHOICES), description="ISO 639-3 codes"
+    ),
+    OpenApiParameter("script", OpenApiTypes.STR, many=True, enum=_keys(SCRIPT_CHOICES), description="ISO 15924"),
+    OpenApiParameter("family", OpenApiTypes.STR, many=True, enum=_keys(FAMILY_CHOICES), description="families"),
+    OpenApiParameter("pairs", OpenApiTypes.STR, enum=list(PAIR_MODES), description="which cross-lingual pairs count"),
     OpenApiParameter(
         "common",
-        OpenApiTypes.BOOL,
+        OpenApiTypes.STR,
+        enum=COMMON_VALUES,
         description="average every model over the selected languages all shown models declare (default: each "
         "model over the selected languages it declares)",
     ),
-    OpenApiParameter("origin", OpenApiTypes.STR, enum=["published", "rerun"]),
-    OpenApiParameter("kind", OpenApiTypes.STR, enum=["dense", "lexical"]),
-    OpenApiParameter("size", OpenApiTypes.STR, enum=["small", "base", "large", "unknown"]),
+    OpenApiParameter("origin", OpenApiTypes.STR, enum=_keys(Run.Origin.choices)),
+    OpenApiParameter("kind", OpenApiTypes.STR, enum=_keys(EmbeddingModel.Kind.choices)),
+    OpenApiParameter("size", OpenApiTypes.STR, enum=list(SIZE_BANDS)),
     OpenApiParameter("sort", OpenApiTypes.STR, description="column key, '-' for descending"),
 ]
+
+
+def validate_leaderboard_parameters(params: QueryDict) -> None:
+    """Refuse what the board's form would ignore: a 404 for a version without runs, else a 400 naming the parameter."""
+    filterset = LeaderboardFilter(params, queryset=Run.objects.none())
+    form = filterset.form
+    errors = {name: list(messages) for name, messages in form.errors.items()} if not form.is_valid() else {}
+    for value in params.getlist("common"):
+        if value.lower() not in COMMON_VALUES:
+            errors["common"] = [f"Give one of {', '.join(value for value in COMMON_VALUES if value)}, or nothing."]
+    if set(errors) == {"dataset"} and all(value.isascii() and value.isdigit() for value in params.getlist("dataset")):
+        raise NotFound("No benchmark version with finished runs has this id.")
+    if errors:
+        raise ValidationError(errors)
 
 
 class LeaderboardViewSet(viewsets.ViewSet):
@@ -151,9 +183,13 @@ class LeaderboardViewSet(viewsets.ViewSet):
 
     @extend_schema(parameters=LEADERBOARD_PARAMETERS, responses={200: OpenApiTypes.OBJECT})
     def list(self, request: Request) -> HttpResponseBase:
-        return cached_json(
-            request, leaderboard_key(canonical_query(request._request)), lambda: self.table(request.query_params)
-        )
+        validate_leaderboard_parameters(request.query_params)
+        # Values the table ignores are dropped before the key is made; refused filters are a 400 with the
+        # table and its errors, never cached (leaderboard.parameters).
+        params = normalised(known_parameters(request.query_params))
+        if invalid_filters(params):
+            return Response(self.table(params), status=400)
+        return cached_json(request, leaderboard_key(canonical_params(params)), lambda: self.table(params))
 
     @staticmethod
     def table(params: QueryDict) -> dict:
@@ -177,7 +213,10 @@ class LeaderboardViewSet(viewsets.ViewSet):
             "declaring every selected language are ranked together; models declaring fewer, and re-runs of an "
             "older engine version (older_engine), have null ranks; with common=on every current-engine model is "
             "ranked over the languages all shown models declare",
-            "intervals": "re-runs: the engine's joint bootstrap of the average; published Recall@k: Wilson 95% "
+            # Whether rank_best..rank_worst hold per model or all at once (ranks=simultaneous).
+            "rank_intervals": context["table"].rank_kind,
+            "intervals": "re-runs: the engine's joint bootstrap of the average (a T4 average over only some of the "
+            "run's languages: the mean of the per-language bounds, not joint); published Recall@k: Wilson 95% "
             "from the published value and the pool size, averages carrying the mean of those bounds",
             # Each column's chance (or majority) baseline, a fraction like the values (null where undefined).
             "chance_levels": context.get("chance_levels", {}),
@@ -196,8 +235,9 @@ class DatasetViewSet(CachedReadMixin, viewsets.ReadOnlyModelViewSet):
             finished_runs=Count("runs", filter=Q(runs__status=Run.Status.DONE), distinct=True),
         ).order_by("pk")
 
+    # A dataset has one row per language: the list is whole, never paged, and the schema says so.
     @extend_schema(responses={200: AgreementRowSerializer(many=True)})
-    @action(detail=True)
+    @action(detail=True, pagination_class=None)
     def agreement(self, request: Request, pk: str | None = None) -> Response:
         """Agreement of the native-speaker validation per language."""
         dataset = self.get_object()

@@ -10,6 +10,7 @@ from evaluation.models import Run, Score
 from evaluation.published_intervals import WILSON_METRICS
 from leaderboard import plots
 from leaderboard.columns import Column, compare_axes
+from leaderboard.export_vocabulary import score_column
 from leaderboard.pages.selection import (
     ExportColumn,
     ExportTable,
@@ -26,7 +27,7 @@ from leaderboard.run_intervals import (
     bootstrap_settings,
     per_query_values,
 )
-from leaderboard.significance import Difference, holm, paired_bootstrap, paired_recall_at_1, unpaired_proportions
+from leaderboard.significance import Difference, holm, paired_items, unpaired_proportions
 from leaderboard.tables.cells import cell_from_aggregate, mark_best
 from leaderboard.tables.per_language import build_language_table
 from leaderboard.tables.selection import expected_units
@@ -34,7 +35,7 @@ from leaderboard.tables.selection import expected_units
 DIFFERENCE_HEADERS = [
     "task",
     "metric",
-    "language",
+    "languages",
     "run_a",
     "run_b",
     "model_a",
@@ -56,9 +57,10 @@ NOT_TESTED = "not tested (no per-query data, not a proportion)"
 def differences(selection: Selection, chosen: list[Run], axes: list[tuple[str, str, str]]) -> list[dict]:
     """Δ = A − B for every pair of chosen runs (in the order chosen) and every axis, over the languages both cover.
 
-    Re-runs with rank files: the paired bootstrap over the shared queries (leaderboard.significance);
-    the p-value of Recall@1 is the exact McNemar test. Otherwise, published proportions: the unpaired,
-    conservative interval. Several comparisons at once are Holm-corrected."""
+    Re-runs with rank files: the paired bootstrap over the shared items for the interval, an item-level
+    test for the p-value (exact McNemar where each item is one cell, the sign-flip test otherwise;
+    leaderboard.significance.paired_items). Otherwise, published proportions: the unpaired, conservative
+    interval and the p-value that inverts it. Several comparisons at once are Holm-corrected."""
     by_run = selection.languages_by_run
     values: dict[tuple[int, str, str, str, str | None], float] = {}
     for row in Score.objects.filter(
@@ -85,12 +87,9 @@ def differences(selection: Selection, chosen: list[Run], axes: list[tuple[str, s
                     per_b = per_query_values(run_b, task, metric, units)
                     if per_a is not None and per_b is not None and per_a.shape == per_b.shape:
                         seed, resamples = bootstrap_settings(run_a)
-                        if metric == "recall@1":
-                            difference, _ = paired_recall_at_1(per_a, per_b, n_resamples=resamples, seed=seed)
-                        else:
-                            difference, _ = paired_bootstrap(
-                                per_a, per_b, n_resamples=resamples, seed=seed, higher_is_better=higher
-                            )
+                        difference, _ = paired_items(
+                            per_a, per_b, n_resamples=resamples, seed=seed, higher_is_better=higher
+                        )
                 if difference is None and metric in WILSON_METRICS and pool:
                     difference = unpaired_proportions(pairs_a, pairs_b, pool, higher_is_better=higher)  # type: ignore[arg-type]
                 if difference is None:
@@ -104,7 +103,7 @@ def differences(selection: Selection, chosen: list[Run], axes: list[tuple[str, s
                     {
                         "task": task,
                         "metric": metric,
-                        "language": " ".join(shared),
+                        "languages": " ".join(shared),
                         "run_a": run_a.pk,
                         "run_b": run_b.pk,
                         "model_a": run_a.model.label,
@@ -126,6 +125,19 @@ def differences(selection: Selection, chosen: list[Run], axes: list[tuple[str, s
     return rows
 
 
+def compared_over(selection: Selection) -> str:
+    """In words, what every figure on the page is a mean over (the page used to say it only on an axis)."""
+    pairs = (
+        "a cross-lingual pair counts when its query language is one of them"
+        if selection.pair_mode == "source"
+        else "a cross-lingual pair counts when both its languages are among them"
+    )
+    return (
+        f"Every score and difference below is a mean over {selection.language_names}; {pairs}. "
+        "A model that does not support some of them is compared over the languages both models support."
+    )
+
+
 def compare_page(params: QueryDict) -> Page:
     axes = compare_axes()
     selection = resolve_selection(params, [(task, metric) for task, metric, _ in axes])
@@ -144,6 +156,8 @@ def compare_page(params: QueryDict) -> Page:
     infos = [run_info(run) for run in chosen]
     bars = radar = None
     summary: list = []
+    # The axes where no best is marked: the models are not averaged over the same languages.
+    unmarked: list[str] = []
     languages = selection.languages
     if len(chosen) >= 2:
         scores = Score.objects.for_runs([run.pk for run in chosen])
@@ -171,9 +185,13 @@ def compare_page(params: QueryDict) -> Page:
                 selection.units, axis_columns, set(languages_by_run.get(info.id, languages)), selection.pair_mode
             )
             cells = [cell_from_aggregate(lookup.get((info.id, t, m)), units[f"{t}:{m}"]) for t, m, _ in axes]
+            # Each model is averaged over its own languages: the ranking rule marks only equal sets.
+            for cell in cells:
+                cell.languages = tuple(languages_by_run.get(info.id, languages))
             summary.append((info, cells))
         for index, (_, metric, _) in enumerate(axes):
-            mark_best((cells[index] for _, cells in summary), higher_is_better=METRICS[metric].higher_is_better)
+            if not mark_best((cells[index] for _, cells in summary), higher_is_better=METRICS[metric].higher_is_better):
+                unmarked.append(axes[index][2])
         radar = plots.per_metric_bars(
             [label for _, _, label in axes],
             {info.label: [cell.value for cell in cells] for info, cells in summary},
@@ -184,14 +202,25 @@ def compare_page(params: QueryDict) -> Page:
         ExportColumn("run_id", lambda row: row[0].id),
         ExportColumn("model", lambda row: row[0].label),
         *[
-            ExportColumn(f"{label} ({metric})", lambda row, index=index: row[1][index].value, metric)
-            for index, (_, metric, label) in enumerate(axes)
+            column
+            for index, (task, metric, _) in enumerate(axes)
+            for column in (
+                ExportColumn(score_column(task, metric), lambda row, index=index: row[1][index].value, metric),
+                ExportColumn(f"{score_column(task, metric)}_ci_low", lambda row, i=index: row[1][i].ci_low, metric),
+                ExportColumn(f"{score_column(task, metric)}_ci_high", lambda row, i=index: row[1][i].ci_high, metric),
+            )
         ],
         ExportColumn("older_engine", lambda row: row[0].is_older_engine),
     ]
     compared = differences(selection, chosen, axes) if len(chosen) >= 2 else []
+    filters = filters_context(selection, ("runs", "task"))
     context = {
-        **filters_context(selection, ("runs", "task")),
+        **filters,
+        # The languages and the pair rule are chosen on this page's own form, the other filters kept hidden.
+        "hidden_for_choice": [pair for pair in filters["hidden_for_choice"] if pair[0] not in ("languages", "pairs")],
+        "language_choices": [(code, BY_CODE[code].name) for code in selection.available if code in BY_CODE],
+        "pair_choices": [("both", "both languages selected"), ("source", "query language selected")],
+        "compared_over": compared_over(selection),
         "task_choices": [(key, choice.title) for key, choice in tasks.items()],
         "errors": errors,
         "runs": selection.runs,
@@ -203,6 +232,7 @@ def compare_page(params: QueryDict) -> Page:
         "bars": bars,
         "radar": radar,
         "differences": compared,
+        "unmarked": unmarked,
         # How many tested comparisons Holm's correction spans (none below two).
         "holm": sum(1 for row in compared if row["p_value"] is not None),
     }

@@ -12,8 +12,8 @@ from evaluation.models import Score
 from leaderboard import plots
 from leaderboard.columns import nav_label
 from leaderboard.pages.selection import (
+    FILTER_PARAMS,
     ExportColumn,
-    ExportTable,
     Page,
     Selection,
     cross_lingual_tasks,
@@ -26,7 +26,24 @@ from leaderboard.pages.selection import (
 from leaderboard.run_intervals import (
     pair_samples,
 )
-from leaderboard.tables.pairs import PairRow, asymmetry, build_pair_table, group_pairs, pair_matrix
+from leaderboard.script_gap import METHOD as SCRIPT_GAP_METHOD
+from leaderboard.script_gap import net_gap
+from leaderboard.tables.pairs import (
+    SPLIT_SORT_KEYS,
+    PairRow,
+    SplitRow,
+    asymmetry,
+    build_pair_table,
+    group_pairs,
+    next_split_sort,
+    pair_matrix,
+    parse_split_sort,
+    sort_split_rows,
+)
+
+SPLIT_LABELS = ("Model", "Same script", "Cross-script", "Gap (pts)", "Same family", "Cross-family")
+# Every parameter this page reads: the filters, its own choices and the sort.
+PAGE_STATE = (*FILTER_PARAMS, "run", "task", "metric", "query_language", "document_language", "sort")
 
 
 def crosslingual_page(params: QueryDict) -> Page:
@@ -52,7 +69,7 @@ def crosslingual_page(params: QueryDict) -> Page:
         # The matrix shows English (13 × 13) whenever this version has English pairs; the averages
         # elsewhere leave the source language out unless it is chosen.
         languages = ["eng", *languages]
-    matrix = asym = None
+    matrix = asym = script_gap = None
     same_script = cross_script = same_family = cross_family = None
     script_groups: list = []
     family_groups: list = []
@@ -64,6 +81,16 @@ def crosslingual_page(params: QueryDict) -> Page:
         asym = asymmetry(matrix)
         same_script, cross_script, script_groups = group_pairs(pair_values, BY_CODE, languages, "script")
         same_family, cross_family, family_groups = group_pairs(pair_values, BY_CODE, languages, "family")
+        # The same-script gap net of which languages form the pairs (query and document language effects).
+        selected = set(selection.languages)
+        script_gap = net_gap(
+            [
+                (row["source"], row["target"], row["value"])
+                for row in pair_values
+                if row["source"] in selected and row.get("target") in selected
+            ],
+            lambda code: BY_CODE[code].script,
+        )
     names = [BY_CODE[code].name for code in languages]
     metric_label = METRICS[metric].label
     heat = (
@@ -97,24 +124,12 @@ def crosslingual_page(params: QueryDict) -> Page:
     for info in selection.infos:
         row = split_by_run.get(info.id, {})
         same, cross = row.get("same_script"), row.get("cross_script")
-        split_rows.append((info, row, same - cross if same is not None and cross is not None else None))
-    headers = ["run_id", "model", "task", "metric", "query_language", "document_language", "value", "older_engine"]
-    rows = []
-    if chosen:
-        rows = [
-            [
-                chosen.pk,
-                chosen.model.label,
-                task,
-                metric,
-                row["source"],
-                row["target"],
-                row["value"],
-                chosen.is_older_engine,
-            ]
-            for row in pair_values
-            if row["source"] in languages and row["target"] in languages
-        ]
+        split_rows.append(SplitRow(info, row, same - cross if same is not None and cross is not None else None))
+    sort, descending = parse_split_sort(params.get("sort"))
+    split_rows = sort_split_rows(split_rows, sort, descending)
+    pair_rows = (
+        [row for row in pair_values if row["source"] in languages and row["target"] in languages] if chosen else []
+    )
     pair_view, pair_error = pair_view_rows(params, selection, task, metric)
     shared = filters_context(selection, ("run", "task", "metric", "query_language", "document_language"))
     context = {
@@ -139,21 +154,31 @@ def crosslingual_page(params: QueryDict) -> Page:
         "matrix_rows": [(names[i], list(zip(names, row, strict=True))) for i, row in enumerate(matrix or [])],
         "asymmetry": asym_figure,
         "same_script": same_script,
+        "script_gap": script_gap,
+        "script_gap_method": SCRIPT_GAP_METHOD,
         "cross_script": cross_script,
         "same_family": same_family,
         "cross_family": cross_family,
         "script_groups": script_groups,
         "family_groups": family_groups,
         "split_rows": split_rows,
+        "split_sort": f"-{sort}" if descending else sort,
+        "split_headers": list(zip(SPLIT_SORT_KEYS, SPLIT_LABELS, strict=True)),
+        "split_sort_links": {key: next_split_sort(sort, descending, key) for key in SPLIT_SORT_KEYS},
+        "query_without_sort": encode_query(
+            [pair for pair in query_params(shared["state"], PAGE_STATE) if pair[0] != "sort"]
+        ),
         "pair_view": pair_view,
         "pair_error": pair_error,
         "pair_languages": [(code, BY_CODE[code].name) for code in languages if code in BY_CODE],
         "query_language": params.get("query_language", ""),
         "document_language": params.get("document_language", ""),
     }
-    tables = {"pairs": ExportTable(headers, rows)}
-    if pair_view:
-        tables["pair_view"] = export_table(pair_view_columns(metric), pair_view)
+    tables = {
+        "pairs": export_table(heatmap_columns(chosen, task, metric), pair_rows),
+        "models": export_table(split_columns(task, metric), split_rows),
+        "pair_view": export_table(pair_view_columns(task, metric, params), pair_view),
+    }
     return Page("Cross-lingual retrieval", context, tables)
 
 
@@ -193,8 +218,9 @@ def pair_view_rows(params: QueryDict, selection: Selection, task: str, metric: s
     return rows, ""
 
 
-def pair_view_columns(metric: str) -> list[ExportColumn[PairRow]]:
-    """The pair view's download, read off the rows the page shows; value and interval are in `metric`."""
+def pair_view_columns(task: str, metric: str, params: QueryDict) -> list[ExportColumn[PairRow]]:
+    """The pair view's download, read off the rows the page shows, in the long form of every export."""
+    source, target = params.get("query_language", ""), params.get("document_language", "")
     return [
         ExportColumn("rank_best", lambda row: row.rank[0] if row.rank else None),
         ExportColumn("rank_worst", lambda row: row.rank[1] if row.rank else None),
@@ -202,7 +228,41 @@ def pair_view_columns(metric: str) -> list[ExportColumn[PairRow]]:
         ExportColumn("model", lambda row: row.run.label),
         ExportColumn("origin", lambda row: row.run.origin),
         ExportColumn("block", lambda row: row.block),
-        ExportColumn("value", lambda row: row.cell.value, metric),
-        ExportColumn("ci_low", lambda row: row.cell.ci_low, metric),
-        ExportColumn("ci_high", lambda row: row.cell.ci_high, metric),
+        ExportColumn("task", lambda row: task),
+        ExportColumn("query_language", lambda row: source),
+        ExportColumn("document_language", lambda row: target),
+        ExportColumn("metric", lambda row: metric),
+        ExportColumn("value", lambda row: row.cell.value),
+        ExportColumn("ci_low", lambda row: row.cell.ci_low),
+        ExportColumn("ci_high", lambda row: row.cell.ci_high),
+        ExportColumn("older_engine", lambda row: row.run.is_older_engine),
+    ]
+
+
+def heatmap_columns(chosen, task: str, metric: str) -> list[ExportColumn[dict]]:
+    """The heatmap's download: one line per pair cell of the chosen model (the diagonal is another task)."""
+    return [
+        ExportColumn("run_id", lambda row: chosen.pk),
+        ExportColumn("model", lambda row: chosen.model.label),
+        ExportColumn("task", lambda row: task),
+        ExportColumn("query_language", lambda row: row["source"]),
+        ExportColumn("document_language", lambda row: row["target"]),
+        ExportColumn("metric", lambda row: metric),
+        ExportColumn("value", lambda row: row["value"]),
+        ExportColumn("ci_low", lambda row: row["ci_low"]),
+        ExportColumn("ci_high", lambda row: row["ci_high"]),
+        ExportColumn("older_engine", lambda row: chosen.is_older_engine),
+    ]
+
+
+def split_columns(task: str, metric: str) -> list[ExportColumn[SplitRow]]:
+    """The all-models table's download, in the order the page sorts it; the means are in `metric`."""
+    return [
+        ExportColumn("run_id", lambda row: row.info.id),
+        ExportColumn("model", lambda row: row.info.label),
+        ExportColumn("origin", lambda row: row.info.origin),
+        ExportColumn("task", lambda row: task),
+        ExportColumn("metric", lambda row: metric),
+        *[ExportColumn(key, lambda row, key=key: row.value(key), metric) for key in SPLIT_SORT_KEYS[1:]],
+        ExportColumn("older_engine", lambda row: row.info.is_older_engine),
     ]

@@ -9,6 +9,8 @@ from evaluation.engine.registry import TASKS
 from evaluation.models import Score
 from leaderboard import plots
 from leaderboard.columns import Column, overall_keys, overview_columns
+from leaderboard.export_vocabulary import score_column
+from leaderboard.intervals import stored_joint_interval
 from leaderboard.pages.selection import (
     ExportColumn,
     Page,
@@ -18,9 +20,11 @@ from leaderboard.pages.selection import (
     resolve_selection,
 )
 from leaderboard.run_intervals import (
+    average_samples,
     joint_average_interval,
     joint_overall_samples,
 )
+from leaderboard.run_results import run_details
 from leaderboard.tables.overview import OVERALL, OverviewRow, OverviewTable, build_overview, next_sort
 from leaderboard.tables.selection import expected_units
 
@@ -31,8 +35,9 @@ def joint_intervals(
     aggregates: list[dict],
     languages_by_run: dict[int, list[str]],
     replicates: dict[int, object] | None = None,
+    column_replicates: dict[tuple[int, str], object] | None = None,
 ) -> dict[tuple[int, str], tuple[float, float]]:
-    """The engine's joint bootstrap interval of every re-run's retrieval averages and overall score.
+    """The engine's joint bootstrap interval of every re-run's averages and overall score.
 
     Published runs have no resamples (their intervals stay the mean of the Wilson bounds); a
     re-run's average whose units the run does not all have keeps the mean of its bounds too."""
@@ -53,6 +58,15 @@ def joint_intervals(
             continue
         groups = []
         for column in columns:
+            if TASKS[column.task].kind == "classification":
+                # The engine bootstraps a classification task's average jointly (its stored interval); an
+                # average over only some of the run's languages keeps the mean of per-language bounds,
+                # which the page and the API say is not joint.
+                count = counts.get((run.pk, column.task, column.metric))
+                interval = stored_joint_interval(run_details(run).averages, column.task, column.metric, count or 0)
+                if interval is not None:
+                    found[(run.pk, column.key)] = interval
+                continue
             if TASKS[column.task].kind != "retrieval":
                 continue
             units = units_of(column.task, languages_by_run.get(run.pk, selection.languages))
@@ -61,6 +75,11 @@ def joint_intervals(
             interval = joint_average_interval(run, column.task, column.metric, units)
             if interval is not None:
                 found[(run.pk, column.key)] = interval
+                # Each column's replicates give the run page's rank in that column (paired across re-runs).
+                if column_replicates is not None:
+                    samples = average_samples(run, column.task, column.metric, units)
+                    if samples is not None:
+                        column_replicates[(run.pk, column.key)] = samples
             if column.key in overall:
                 groups.append((column.task, column.metric, units))
         # The overall score averages the overall columns that have results for the selection.
@@ -100,7 +119,8 @@ def overview_page(params: QueryDict) -> Page:
             by_languages[tuple(chosen)] = expected_units(selection.units, columns, set(chosen), selection.pair_mode)
     expected_by_run = {run_id: by_languages[tuple(chosen)] for run_id, chosen in languages_by_run.items()}
     replicates: dict[int, object] = {}
-    intervals = joint_intervals(selection, columns, aggregates, languages_by_run, replicates)
+    column_replicates: dict[tuple[int, str], object] = {}
+    intervals = joint_intervals(selection, columns, aggregates, languages_by_run, replicates, column_replicates)
     table = build_overview(
         infos,
         aggregates,
@@ -113,7 +133,10 @@ def overview_page(params: QueryDict) -> Page:
         ranked_over=selection.ranked_over,
         common=selection.common,
         replicates=replicates,
+        # Simultaneous rank intervals are an option beside the per-model ones; the page says which it shows.
+        simultaneous=params.get("ranks") == "simultaneous",
     )
+    table.column_replicates = column_replicates
     # The chart compares, so it shows the ranked rows only (the same languages, the current engine).
     ranked = [row for row in table.rows if not row.overall.missing and row.rank is not None]
     ranked.sort(key=lambda row: -row.overall.value)
@@ -124,6 +147,19 @@ def overview_page(params: QueryDict) -> Page:
             title=f"Overall score with interval, ranked models over {len(selection.ranked_over)} languages",
         )
         if ranked
+        else None
+    )
+    # Performance against size (as MTEB's board shows it): the ranked models whose parameter count is known.
+    sized = [row for row in ranked if row.run.parameter_count]
+    size_figure = (
+        plots.size_chart(
+            [
+                (row.run.label, row.run.parameter_count, row.overall.value, row.overall.ci_low, row.overall.ci_high)
+                for row in sized
+            ],
+            size_label="parameters",
+        )
+        if sized
         else None
     )
     headers = [
@@ -144,6 +180,8 @@ def overview_page(params: QueryDict) -> Page:
         "sort_links": sort_links,
         "overall_labels": [column.label for column in columns if column.key in table.overall_keys],
         "figure": figure,
+        "size_figure": size_figure,
+        "unsized": [row.run.label for row in ranked if not row.run.parameter_count],
         "common": selection.common,
         "mixed_origins": selection.mixed_origins,
         "published_twins": {
@@ -194,10 +232,12 @@ def export_columns(table: OverviewTable) -> list[ExportColumn[OverviewRow]]:
 def _cell_columns(column: Column) -> list[ExportColumn[OverviewRow]]:
     """A table column's cell as five download columns: value and interval (in its metric), coverage."""
     key = column.key
+    # Named `<task>_<metric>` with the vocabulary's suffixes (leaderboard.export_vocabulary), as every export.
+    name = score_column(column.task, column.metric)
     return [
-        ExportColumn(f"{key}_{column.metric}", lambda row: row.cells[key].value, column.metric),
-        ExportColumn(f"{key}_ci_low", lambda row: row.cells[key].ci_low, column.metric),
-        ExportColumn(f"{key}_ci_high", lambda row: row.cells[key].ci_high, column.metric),
-        ExportColumn(f"{key}_covered", lambda row: row.cells[key].covered),
-        ExportColumn(f"{key}_expected", lambda row: row.cells[key].expected),
+        ExportColumn(name, lambda row: row.cells[key].value, column.metric),
+        ExportColumn(f"{name}_ci_low", lambda row: row.cells[key].ci_low, column.metric),
+        ExportColumn(f"{name}_ci_high", lambda row: row.cells[key].ci_high, column.metric),
+        ExportColumn(f"{name}_covered", lambda row: row.cells[key].covered),
+        ExportColumn(f"{name}_expected", lambda row: row.cells[key].expected),
     ]

@@ -22,7 +22,7 @@ from leaderboard.pages.selection import (
 )
 from leaderboard.run_results import run_details
 from leaderboard.tables.runs import manifest_facts, score_sections
-from leaderboard.translation_split import INTERVAL_NOTE
+from leaderboard.translation_split import INTERVAL_NOTE, undecided_sentence
 
 
 def reproduce_command(run: Run) -> str:
@@ -144,6 +144,7 @@ def run_page(run_id: int) -> Page:
         )
     coverage_metrics, coverage_rows = tokenizer_coverage(run_details(run))
     published = run.published_details
+    translation = errors.translation_rows(run)
     context = {
         "run": run,
         "sections": sections,
@@ -156,13 +157,14 @@ def run_page(run_id: int) -> Page:
         "command": reproduce_command(run),
         "artefacts": artefacts(run),
         "error_units": errors.error_units(run),
-        "translation_rows": errors.translation_rows(run),
+        "translation_rows": translation,
         "translation_note": INTERVAL_NOTE,
+        "translation_undecided": undecided_sentence([row.split for row in translation]),
         "skipped_files": [public_log(reason) for reason in published.skipped_files],
         # The published T4 files kept whole (dev and test, base and calibrated), by language or "all".
         "t4_published_files": published.t4_files(),
     }
-    headers = ["run_id", "model", "task", "source", "target", "metric", "value", "ci_low", "ci_high"]
+    headers = ["run_id", "model", "task", "query_language", "document_language", "metric", "value", "ci_low", "ci_high"]
     rows = [
         [
             run.pk,

@@ -210,6 +210,7 @@ def resolve_selection(params: QueryDict, unit_columns: list[tuple[str, str]]) ->
         families=form.cleaned_data.get("family") or [],
         info=BY_CODE,
     )
+    form.offer_only(available)
     if dataset and available and not languages:
         errors.append("No benchmark language matches these filters; choose other languages, scripts or families.")
     selection = Selection(
@@ -268,9 +269,22 @@ def filters_context(selection: Selection, page_params: tuple[str, ...] = ()) -> 
         "query": encode_query(filters),
         "extra_hidden": query_params(selection.query, page_params),
         "hidden_for_choice": filters + query_params(selection.query, ("sort",)),
+        # The whole state of the view (filters, its own choices, sort): its downloads are built from
+        # it, so a download holds what the page shows.
+        "state": view_state(selection.query),
         "open_filters": bool(selection.errors),
+        # The folded filter bar of a phone says what is chosen beyond the version, languages and search.
+        "more_filters_chosen": len({name for name, _ in filters if name not in ("dataset", "q", "languages")}),
         "found_elsewhere": selection.found_elsewhere(),
     }
+
+
+def view_state(query: str) -> str:
+    """The page's query without what asks for a download (`format`, `table`)."""
+    params = QueryDict(query)
+    return encode_query(
+        [(name, value) for name in params if name not in ("format", "table") for value in params.getlist(name)]
+    )
 
 
 def encode_query(pairs: list[tuple[str, str]]) -> str:

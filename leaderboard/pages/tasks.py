@@ -13,6 +13,9 @@ from evaluation.engine.registry import BIASED_ESTIMATE_INTERVAL, METRICS, TASKS,
 from evaluation.engine.results import ClassificationDetails, Details
 from evaluation.models import Run, Score
 from leaderboard import errors, plots
+from leaderboard.calibration_reference import METHOD as REFERENCE_METHOD
+from leaderboard.calibration_reference import CalibratedReference, calibrated_reference
+from leaderboard.export_vocabulary import score_column
 from leaderboard.pages.selection import (
     ExportColumn,
     Page,
@@ -95,7 +98,9 @@ def task_page(params: QueryDict, task: str) -> Page:
     labels = {info.id: info for info in infos}
     # One line per value the tables show, with the row's block under the ranking rule and whether an
     # older engine scored it.
-    language = "query_language (mean over document languages)" if pair else "language"
+    # One name in every export (leaderboard.export_vocabulary); a pair task's row is the mean over
+    # the document languages, as the table shows it.
+    language = "query_language"
     export = [
         ExportColumn("run_id", lambda row: row["run_id"]),
         ExportColumn("model", lambda row: labels[row["run_id"]].label if row["run_id"] in labels else ""),
@@ -130,14 +135,40 @@ def task_page(params: QueryDict, task: str) -> Page:
     return Page(spec.title, context, {task: export_table(export, values)})
 
 
-def chance_levels(spec: TaskSpec, metrics, pool_size: int | None) -> list[tuple[str, str]]:
-    """(metric label, chance level in percent) of the task's metrics that define one, for the pages."""
+# Metrics whose chance level is the class balance of the test set the figure was computed on.
+BALANCE_CHANCES = ("positive_rate", "majority_rate")
+
+
+def chance_levels(
+    spec: TaskSpec, metrics, pool_size: int | None, *, positive_rate: float | None = None, measured: bool = False
+) -> list[tuple[str, str]]:
+    """(metric label, chance level in percent) of the task's metrics that define one, for the pages.
+
+    With `measured`, the levels that depend on the class balance (AUPRC's positive share, accuracy's
+    majority rate) come from `positive_rate`, the balance of the test set the figures were computed on,
+    and are left out where it is unknown, rather than taken from the engine's own construction."""
     found = []
     for metric in metrics:
-        level = spec.chance_level(metric, pool_size)
+        if measured and METRICS[metric].chance in BALANCE_CHANCES:
+            level = METRICS[metric].chance_level(positive_rate=positive_rate)
+        else:
+            level = spec.chance_level(metric, pool_size)
         if level is not None:
             found.append((METRICS[metric].short_label, f"{100 * level:.3g}%"))
     return found
+
+
+def positive_share(details: Details, task: str) -> float | None:
+    """The share of positive pairs in the test set a re-run's classification figures were computed on,
+    from its reliability bins (each bin's count of test pairs and share of positives among them)."""
+    block = details.tasks.get(task)
+    if not isinstance(block, ClassificationDetails):
+        return None
+    # The pooled "all" group where the engine kept one, else every language's own (disjoint) test pairs.
+    groups = ["all"] if "all" in block.reliability else list(block.reliability)
+    bins = [b for group in groups for b in block.reliability[group].before if b.count and b.mean_y is not None]
+    total = sum(b.count for b in bins)
+    return sum(b.count * b.mean_y for b in bins) / total if total else None  # type: ignore[operator]
 
 
 def reliability_curves(details: Details, task: str) -> dict[str, dict[str, list[dict]]]:
@@ -185,9 +216,16 @@ def classification_page(params: QueryDict, task: str) -> Page:
     for info in infos:
         expected = len(languages_by_run.get(info.id, languages))
         cells = {metric: cell_from_aggregate(by_key.get((info.id, metric)), expected) for metric in shown}
+        # Each model is averaged over its own languages: the ranking rule marks only equal sets.
+        for cell in cells.values():
+            cell.languages = tuple(languages_by_run.get(info.id, languages))
         summary.append((info, cells))
-    for metric in shown:
-        mark_best((cells[metric] for _, cells in summary), higher_is_better=METRICS[metric].higher_is_better)
+    unmarked = [
+        METRICS[metric].label
+        for metric in shown
+        if not mark_best((cells[metric] for _, cells in summary), higher_is_better=METRICS[metric].higher_is_better)
+        and any(not cells[metric].missing for _, cells in summary)
+    ]
     # Columns that no run has (e.g. the two calibrators' ECE when the engine reports one) are left out.
     shown_metrics = [metric for metric in shown if any(not cells[metric].missing for _, cells in summary)]
     # Per language: the main metric, and the calibration error that the reliability diagrams explain.
@@ -203,12 +241,17 @@ def classification_page(params: QueryDict, task: str) -> Page:
     )
 
     with_bins = [run for run in selection.runs if reliability_curves(run_details(run), task)]
+    # Every re-run on a version is tested on the same pairs: the first one's bins give their balance.
+    positive_rate = next(
+        (rate for run in with_bins if (rate := positive_share(run_details(run), task)) is not None), None
+    )
     chosen = None
     run_param = params.get("run")
     if run_param and run_param.isdigit():
         chosen = next((run for run in with_bins if run.pk == int(run_param)), None)
     chosen = chosen or (with_bins[0] if with_bins else None)
     figures = []
+    references: list[tuple[str, CalibratedReference]] = []
     if chosen:
         details = run_details(chosen)
         curves = reliability_curves(details, task)
@@ -219,6 +262,12 @@ def classification_page(params: QueryDict, task: str) -> Page:
             name = "all languages" if group == "all" else BY_CODE[group].name if group in BY_CODE else group
             # The engine records which calibrator the dev split chose; the curve is named after it.
             calibrator = block.reliability[group].calibrator
+            # Beside the model's ECE before calibration: what a perfectly calibrated classifier with its
+            # predicted probabilities would score on the same test pairs (the binned ECE's bias).
+            before = [(b.count, b.mean_p, b.mean_y) for b in block.reliability[group].before if b.count]
+            reference = calibrated_reference(before)  # type: ignore[arg-type]
+            if reference is not None:
+                references.append((name, reference))
             after = "after calibration" + (f" ({CALIBRATORS.get(calibrator, calibrator)})" if calibrator else "")
             figures.append(
                 (
@@ -238,7 +287,17 @@ def classification_page(params: QueryDict, task: str) -> Page:
         ExportColumn("run_id", lambda row: row[0].id),
         ExportColumn("model", lambda row: row[0].label),
         ExportColumn("origin", lambda row: row[0].origin),
-        *[ExportColumn(metric, lambda row, metric=metric: row[1][metric].value, metric) for metric in shown],
+        *[
+            column
+            for metric in shown
+            for column in (
+                ExportColumn(score_column(spec.id, metric), lambda row, m=metric: row[1][m].value, metric),
+                ExportColumn(f"{score_column(spec.id, metric)}_ci_low", lambda row, m=metric: row[1][m].ci_low, metric),
+                ExportColumn(
+                    f"{score_column(spec.id, metric)}_ci_high", lambda row, m=metric: row[1][m].ci_high, metric
+                ),
+            )
+        ],
         ExportColumn("older_engine", lambda row: row[0].is_older_engine),
     ]
     context = {
@@ -253,10 +312,18 @@ def classification_page(params: QueryDict, task: str) -> Page:
         "with_bins": with_bins,
         "chosen": chosen,
         "figures": figures,
+        "ece_references": references,
+        "ece_reference_method": REFERENCE_METHOD,
         "published_present": any(info.is_published for info in infos),
-        "chance_levels": chance_levels(spec, shown_metrics, selection.pool_size),
+        "chance_levels": chance_levels(
+            spec, shown_metrics, selection.pool_size, positive_rate=positive_rate, measured=True
+        ),
+        # The positive share of the test pairs, measured on a re-run's test set; None for published files,
+        # which do not record their class balance.
+        "positive_rate": positive_rate,
         "ece_interval": BIASED_ESTIMATE_INTERVAL,
         "published_t4": published_t4_rows(selection.runs),
+        "unmarked": unmarked,
     }
     context["hidden_for_run"] = context["hidden_for_choice"]
     return Page(spec.title, context, {task: export_table(export, summary)})

@@ -101,6 +101,9 @@ class Cell:
     best: bool = False
     # Outside the model's declared languages: shown, greyed and labelled, never averaged.
     outside: bool = False
+    # The languages (or query languages) the value is averaged over, where rows may differ in them;
+    # None where every row of the column is over the same ones (a single language's cell).
+    languages: tuple[str, ...] | None = None
 
     @property
     def missing(self) -> bool:
@@ -152,13 +155,29 @@ def mean_cell(cells: Sequence[Cell]) -> Cell:
     return Cell(value=value, covered=len(cells), expected=len(cells))
 
 
-def mark_best(cells: Iterable[Cell], *, higher_is_better: bool = True) -> None:
+def comparable(cells: Iterable[Cell]) -> bool:
+    """Whether the present cells of a column are averaged over the same languages (the ranking rule).
+
+    A cell averaged over fewer languages than it is shown for (partial), or over other languages than
+    another row's, is not comparable with them; a column holding such a pair is not ranked or marked."""
     present = [cell for cell in cells if not cell.missing]
-    if not present:
-        return
+    return not any(cell.partial for cell in present) and len({cell.languages for cell in present}) <= 1
+
+
+def mark_best(cells: Iterable[Cell], *, higher_is_better: bool = True) -> bool:
+    """Mark the best of a column's cells, the one rule every page, export and API uses for "best".
+
+    Nothing is marked when the cells are not averaged over the same languages (`comparable`): a model
+    is never marked against one averaged over other languages. Returns whether a mark was made."""
+    present = [cell for cell in cells if not cell.missing]
+    for cell in present:
+        cell.best = False
+    if not present or not comparable(present):
+        return False
     best = (max if higher_is_better else min)(cell.value for cell in present)  # type: ignore[type-var]
     for cell in present:
         cell.best = math.isclose(cell.value, best, rel_tol=0, abs_tol=1e-12)  # type: ignore[arg-type]
+    return True
 
 
 def format_metric(metric: str, value: float | None) -> str:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from leaderboard.columns import Column, overall_keys, overview_columns
 from leaderboard.coverage import Coverage
-from leaderboard.ranking import pairing, rank_intervals, rank_label
+from leaderboard.ranking import PER_MODEL, SIMULTANEOUS, pairing, rank_intervals, rank_label
 from leaderboard.tables.cells import (
     BLOCKS,
     FEWER_LANGUAGES,
@@ -77,6 +77,14 @@ class OverviewTable:
     expected: dict[str, int] = field(default_factory=dict)
     # Whether the rank intervals are paired (leaderboard.ranking.pairing).
     rank_pairing: str = ""
+    # Whether they hold per model or all at once (leaderboard.ranking.PER_MODEL or SIMULTANEOUS).
+    rank_kind: str = ""
+    # Per (run id, column key), a re-run's bootstrap replicates of that column's average (paired across
+    # re-runs), from which the run page ranks a run within one column.
+    column_replicates: dict[tuple[int, str], object] = field(default_factory=dict)
+    # Per (run id, column key), a re-run's bootstrap replicates of that column's average (paired across
+    # re-runs), from which the run page ranks a run within one column.
+    column_replicates: dict[tuple[int, str], object] = field(default_factory=dict)
 
     @property
     def several_blocks(self) -> bool:
@@ -177,6 +185,7 @@ def build_overview(
     ranked_over: Sequence[str] | None = None,
     common: bool = False,
     replicates: Mapping[int, object] | None = None,
+    simultaneous: bool = False,
 ) -> OverviewTable:
     """One row per run with a cell per column, overall score, rank interval and sort order.
 
@@ -232,7 +241,7 @@ def build_overview(
 
     ranked = [row for row in rows if not row.overall.missing and row.block == RANKED]
     estimates = [row.overall.estimate((replicates or {}).get(row.run.id)) for row in ranked]
-    for row, interval in zip(ranked, rank_intervals(estimates), strict=True):
+    for row, interval in zip(ranked, rank_intervals(estimates, simultaneous=simultaneous), strict=True):
         row.rank = interval
         row.ranked_over = tuple(ranked_over or (row.coverage.averaged if row.coverage else ()))
     # "Best" is a comparison too: it is marked among the ranked rows only (the same languages).
@@ -258,6 +267,7 @@ def build_overview(
         sort=sort_value,
         intervals_missing=any(not row.overall.has_ci for row in ranked),
         rank_pairing=pairing(estimates) if estimates else "",
+        rank_kind=SIMULTANEOUS if simultaneous else PER_MODEL,
         notes=notes,
         expected=dict(expected),
     )

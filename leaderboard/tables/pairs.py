@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from leaderboard.ranking import rank_intervals, rank_label
 from leaderboard.tables.cells import BLOCKS, RANKED, Cell, RunInfo, block_of, mark_best
@@ -127,3 +128,46 @@ def build_pair_table(
         return (sign * (row.cell.value or 0.0), row.run.label.lower())
 
     return [row for block in BLOCKS for row in sorted((r for r in rows if r.block == block), key=order)]
+
+
+# The all-models table of the cross-lingual page and its `?sort=` keys (the first, the model's name).
+SPLIT_SORT_KEYS = ("model", "same_script", "cross_script", "script_gap", "same_family", "cross_family")
+
+
+class SplitRow(NamedTuple):
+    """One model's row of the cross-lingual page's all-models table: its script and family means
+    (a tuple, which the template unpacks as info, means, gap)."""
+
+    info: RunInfo
+    means: dict
+    gap: float | None
+
+    def value(self, key: str) -> float | None:
+        return self.gap if key == "script_gap" else self.means.get(key)
+
+
+def parse_split_sort(sort: str | None) -> tuple[str, bool]:
+    """(key, descending) from `?sort=`; an unknown key keeps the page's order (key "")."""
+    sort = (sort or "").strip()
+    key = sort.lstrip("-")
+    return (key, sort.startswith("-")) if key in SPLIT_SORT_KEYS else ("", False)
+
+
+def next_split_sort(current: str, descending: bool, key: str) -> str:
+    """A header link's `?sort=`: highest first (names A→Z), then the other way round."""
+    first_descending = key != "model"
+    if current == key and descending == first_descending:
+        return key if first_descending else f"-{key}"
+    return f"-{key}" if first_descending else key
+
+
+def sort_split_rows(rows: list[SplitRow], key: str, descending: bool) -> list[SplitRow]:
+    """The rows in the order `?sort=` asks for; rows without a value go last whichever way."""
+    if not key:
+        return rows
+    if key == "model":
+        return sorted(rows, key=lambda row: row.info.label.lower(), reverse=descending)
+    present = sorted((row for row in rows if row.value(key) is not None), key=lambda row: row.info.label.lower())
+    present.sort(key=lambda row: row.value(key), reverse=descending)  # type: ignore[arg-type, return-value]
+    absent = sorted((row for row in rows if row.value(key) is None), key=lambda row: row.info.label.lower())
+    return present + absent

@@ -63,7 +63,14 @@ def build_language_table(
         averaged = [cell for cell in cells if not cell.outside]
         present = [cell for cell in averaged if not cell.missing]
         mean = (
-            Cell(value=sum(c.value for c in present) / len(present), covered=len(present), expected=len(averaged))  # type: ignore[misc]
+            Cell(
+                value=sum(c.value for c in present) / len(present),  # type: ignore[misc]
+                covered=len(present),
+                expected=len(averaged),
+                languages=tuple(
+                    code for code, cell in zip(languages, cells, strict=True) if not (cell.outside or cell.missing)
+                ),
+            )
             if present
             else Cell(expected=len(averaged), note="not covered")
         )

@@ -27,7 +27,7 @@ def script_text(code: str, text: str | None, tag: str = "p") -> str:
         '<{} class="text script-{}" lang="{}" dir="{}">{}</{}>',
         tag,
         info.script.lower(),
-        code,
+        info.bcp47,
         "rtl" if info.rtl else "ltr",
         text,
         tag,
@@ -78,6 +78,6 @@ def no_per_query_data(run) -> str:
     if not run.is_published:
         return ""
     return mark_safe(
-        '<span class="no-per-query" title="published results carry no per-query data" '
+        '<span class="no-per-query" role="img" title="published results carry no per-query data" '
         'aria-label="no per-query data"></span>'
     )

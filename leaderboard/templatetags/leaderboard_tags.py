@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 from django import template
 from django.http import QueryDict
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.html import escape, format_html
@@ -15,6 +16,7 @@ from django.utils.safestring import mark_safe
 from evaluation.engine.languages import BY_CODE
 from evaluation.engine.registry import METRICS
 from leaderboard.columns import nav_links
+from leaderboard.slugs import model_slug
 from leaderboard.tables.cells import Cell, format_metric, percent
 
 register = template.Library()
@@ -48,7 +50,10 @@ def score_cell(cell: Cell, show_ci: bool = True, show_coverage: bool = True) -> 
     if cell.missing:
         note = escape(cell.note or "not covered")
         short = escape(SHORT_NOTES.get(cell.note, cell.note or "not covered"))
-        return mark_safe(f'<td class="missing" title="{note}">—<span class="why">, {short}</span></td>')
+        # The comma is its own span, so that a table that puts the reason under the dash can drop it.
+        return mark_safe(
+            f'<td class="missing" title="{note}">—<span class="why"><span class="sep">, </span>{short}</span></td>'
+        )
     if cell.outside:
         # Shown, greyed and labelled; never part of the model's average.
         return mark_safe(
@@ -99,6 +104,25 @@ def export_link(query: str, fmt: str, table: str = "") -> str:
     if table:
         params["table"] = table
     return "?" + params.urlencode()
+
+
+@register.filter
+def model_page(public_name: str) -> str:
+    """The address of a model's own page, from its public name (RunInfo.model_name, EmbeddingModel.public_name)."""
+    return reverse("leaderboard:model_detail", args=[model_slug(public_name)])
+
+
+@register.filter
+def duration_words(seconds: int | float | None) -> str:
+    """A duration as a person reads it: '45 s', '3 min', '1 h 5 min' (run_detail.js writes the same)."""
+    if seconds is None:
+        return ""
+    seconds = max(0, round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    # Halves round up, as JavaScript's Math.round does in the page's script.
+    minutes = int(seconds / 60 + 0.5)
+    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60} min"
 
 
 @register.filter
@@ -202,3 +226,11 @@ def moment(value: datetime | str | None, local: str = "") -> str:
     text = utc.strftime(MOMENT_FORMAT).lstrip("0")
     marker = ' data-local=""' if local == "local" else ""
     return format_html('<time datetime="{}"{}>{}</time>', utc.isoformat(), mark_safe(marker), text)
+
+
+@register.filter
+def person_name(user) -> str:
+    """How a person is named to others: the display name they chose, else "user N"; never their e-mail."""
+    from evaluation.people import public_person_name
+
+    return public_person_name(user)

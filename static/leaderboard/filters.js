@@ -28,6 +28,23 @@
   // whatever came since: an Enter that searched already, or a link clicked on the result.
   function cancelTypedSearch() { window.clearTimeout(typingTimer); }
 
+  // On a phone the filter form folds behind one button (leaderboard.css); once the visitor opens or
+  // closes it, it stays so while the page body is swapped under each chip they tap.
+  var filtersOpen = null;
+  function showFiltersOpen() {
+    var form = document.getElementById("filters");
+    var button = form && form.querySelector(".filters-toggle");
+    if (!button || filtersOpen === null) { return; }
+    form.classList.toggle("open", filtersOpen);
+    button.setAttribute("aria-expanded", String(filtersOpen));
+  }
+  body.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest(".filters-toggle");
+    if (!button) { return; }
+    filtersOpen = button.getAttribute("aria-expanded") !== "true";
+    showFiltersOpen();
+  });
+
   function load(url, push) {
     cancelTypedSearch();
     if (pending) { pending.abort(); }
@@ -45,6 +62,7 @@
         // A body with charts on a page that loaded without plotly needs a full load.
         if (typeof Plotly === "undefined" && html.indexOf("data-figure") >= 0) { window.location.href = url; return; }
         body.innerHTML = html;
+        showFiltersOpen();
         if (push) { window.history.pushState({ fragment: true }, "", url); }
         if (window.NirdeshaFigures) { window.NirdeshaFigures.drawAll(); }
         var again = focused && document.getElementById(focused);

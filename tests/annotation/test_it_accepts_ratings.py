@@ -38,7 +38,7 @@ def test_it_shows_the_english_original_beside_the_translation_with_language_and_
     item = lease.campaign_item.item
     english = lease.campaign_item.english_original()
     assert escape(english.persona) in page and escape(english.instruction) in page
-    assert f'lang="hin" dir="ltr">{escape(item.persona)}' in page
+    assert f'lang="hi" dir="ltr">{escape(item.persona)}' in page
     assert "Guidelines" in page and "Completely Agree" in page and "Do Not Agree" in page
     assert 'data-progress="done">0<' in page and 'data-progress="assigned">1<' in page
     assert 'data-progress="total">4<' in page
@@ -52,7 +52,7 @@ def test_it_shows_urdu_right_to_left(client, db):
     lease = services.acquire_lease(campaign, annotator)
     client.force_login(annotator)
     page = client.get(rate_url(lease)).content.decode()
-    assert f'lang="urd" dir="rtl">{escape(lease.campaign_item.item.persona)}' in page
+    assert f'lang="ur" dir="rtl">{escape(lease.campaign_item.item.persona)}' in page
 
 
 def test_it_saves_the_rating_with_the_time_since_the_lease_started_and_moves_on(client, campaign, asha):

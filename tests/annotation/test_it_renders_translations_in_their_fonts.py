@@ -14,6 +14,7 @@ import pytest
 from PIL import Image, ImageChops
 
 from annotation import services
+from evaluation.engine.languages import BY_CODE
 from tests.annotation.browser_steps import fonts_ready, log_in
 from tests.annotation.helpers import make_annotator, make_campaign
 from tests.browser import save_screenshot
@@ -67,7 +68,7 @@ def test_it_renders_the_translation_in_the_scripts_noto_font(page, browser, live
     page.goto(f"{live_server.url}/annotate/rate/{lease.pk}/")
     fonts_ready(page)
     selector = "#translated-persona"
-    assert page.get_attribute(selector, "lang") == code
+    assert page.get_attribute(selector, "lang") == BY_CODE[code].bcp47
     assert page.get_attribute(selector, "dir") == direction
     assert page.evaluate(f"getComputedStyle(document.querySelector('{selector}')).direction") == direction
     assert page.evaluate('([family, text]) => document.fonts.check(`16px "${family}"`, text)', [family, persona])
@@ -90,7 +91,7 @@ def test_it_renders_the_translation_in_the_scripts_noto_font(page, browser, live
             extra=extra_css,
             card=card,
             font_class=lease.campaign_item.item.language.font_class,
-            code=code,
+            code=BY_CODE[code].bcp47,
             dir=direction,
             width=box["width"],
             text=persona,

@@ -25,8 +25,8 @@ def test_it_shows_each_language_with_both_intervals_and_explains_ac1(client, imp
     page = client.get(reverse("annotation:agreement")).content.decode()
     for language in expected_agreement():
         assert f"<td>{language}</td>" in page
-    # Hindi: κ .807 with the published simple interval .691 – .923 beside the proper one.
-    assert "0.807" in page and "0.691 – 0.923" in page
+    # Hindi: κ .807 with the published simple interval [.691, .923] beside the proper one.
+    assert "0.807" in page and "[0.691, 0.923]" in page
     assert "The published table used the first rater&#x27;s proportions only" in page
     assert "Landis &amp; Koch (1977)" in page
     assert "Completely Agree vs the rest" in page

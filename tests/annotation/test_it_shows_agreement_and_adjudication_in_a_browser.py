@@ -30,7 +30,7 @@ def test_it_draws_the_agreement_figure_and_tables(page, live_server, imported):
     assert page.locator("#agreement-plot .xtick").count() == 5
     assert page.evaluate("() => document.getElementById('agreement-plot').data.length") == 4
     hindi = page.locator("#agreement-table tr", has_text="Hindi").inner_text()
-    assert "0.807" in hindi and "0.691 – 0.923" in hindi and "Almost perfect agreement" in hindi
+    assert "0.807" in hindi and "[0.691, 0.923]" in hindi and "Almost perfect agreement" in hindi
     assert "first rater's proportions only" in page.inner_text("#notes")
     save_screenshot(page, "annotation-agreement")
 

@@ -56,12 +56,12 @@ def test_it_writes_the_same_document_as_manage_py_evaluate_without_importing_dja
     done = run_without_django(
         "from evaluation.engine.__main__ import main\n"
         f"code = main(['--model', {name!r}, '--data', {str(data)!r}, '--output', {str(plain_output)!r}, "
-        f"'--name', 'nirdesha', '--version', 'jsonl-test', '--cache-dir', {str(tmp_path / 'plain-cache')!r}])\n"
+        f"'--dataset', 'nirdesha@jsonl-test', '--cache-dir', {str(tmp_path / 'plain-cache')!r}])\n"
         "assert code == 0, code\n"
     )
     assert done.returncode == 0, done.stderr[-3000:]
 
-    call_command("import_dataset", str(data), "--name", "nirdesha", "--version", "jsonl-test", verbosity=0)
+    call_command("import_dataset", str(data), "--dataset", "nirdesha@jsonl-test", verbosity=0)
     dataset = Dataset.objects.get(name="nirdesha", version="jsonl-test")
     django_output = tmp_path / "django.json"
     call_command("evaluate", "--model", name, "--dataset", dataset.slug, "--output", str(django_output))

@@ -29,6 +29,9 @@ class FakeRepo:
     license: str = "apache-2.0"
     # Pretend sizes for some files (e.g. to make a tiny model look too large), by file name.
     sizes: dict[str, int] = field(default_factory=dict)
+    # Tags by name, and the main branch's history (newest first; the main commit is added first).
+    tags: dict[str, str] = field(default_factory=dict)
+    history: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.commit:
@@ -38,6 +41,8 @@ class FakeRepo:
                     digest.update(path.relative_to(self.folder).as_posix().encode() + path.read_bytes())
             self.commit = digest.hexdigest()
         self.branches.setdefault("main", self.commit)
+        if self.branches["main"] not in self.history:
+            self.history.insert(0, self.branches["main"])
 
     def files(self) -> dict[str, Path]:
         return {
@@ -48,7 +53,10 @@ class FakeRepo:
         revision = revision or "main"
         if revision in self.branches:
             return self.branches[revision]
-        return self.commit if revision == self.commit else None
+        if revision in self.tags:
+            return self.tags[revision]
+        known = {self.commit, *self.history, *self.branches.values(), *self.tags.values()}
+        return revision if revision in known else None
 
     def info(self, commit: str) -> dict:
         config_path = self.folder / "config.json"
@@ -121,7 +129,9 @@ class FakeHub:
                 self.wfile.write(body)
 
             def _find_repo(self, parts: list[str]) -> tuple[str, FakeRepo | None]:
-                repo_id = "/".join(parts[:2])
+                # The Hub finds a repository whatever the case of its id and answers with its own spelling.
+                asked = "/".join(parts[:2]).lower()
+                repo_id = next((known for known in hub.repos if known.lower() == asked), "/".join(parts[:2]))
                 return repo_id, hub.repos.get(repo_id)
 
             def do_GET(self) -> None:
@@ -131,8 +141,9 @@ class FakeHub:
                 self._route()
 
             def _route(self) -> None:
-                path = unquote(urlparse(self.path).path)
-                parts = [part for part in path.split("/") if part]
+                path = urlparse(self.path).path
+                # A revision such as refs/pr/7 arrives quoted as one part ("refs%2Fpr%2F7").
+                parts = [unquote(part) for part in path.split("/") if part]
                 if parts[:2] == ["api", "models"]:
                     return self._model_info(parts[2:])
                 if len(parts) >= 5 and parts[2] == "resolve":
@@ -147,11 +158,30 @@ class FakeHub:
                     return self._error(401, "GatedRepo", "Access to this model is restricted")
                 if len(parts) >= 4 and parts[2] == "tree":
                     return self._tree(repo, parts[3])
+                if len(parts) == 3 and parts[2] == "refs":
+                    return self._refs(repo)
+                if len(parts) >= 4 and parts[2] == "commits":
+                    return self._commits(repo, parts[3])
                 revision = parts[3] if len(parts) >= 4 and parts[2] == "revision" else None
                 commit = repo.resolve(revision)
                 if commit is None:
                     return self._error(404, "RevisionNotFound", f"Invalid rev id: {revision}")
                 self._json({**repo.info(commit), "id": repo_id})
+
+            def _refs(self, repo: FakeRepo) -> None:
+                def ref(name: str, kind: str, commit: str) -> dict:
+                    return {"name": name, "ref": f"refs/{kind}/{name}", "targetCommit": commit}
+
+                branches = [ref(n, "heads", c) for n, c in repo.branches.items() if not n.startswith("refs/")]
+                tags = [ref(n, "tags", c) for n, c in repo.tags.items()]
+                self._json({"branches": branches, "tags": tags, "converts": []})
+
+            def _commits(self, repo: FakeRepo, revision: str) -> None:
+                if revision not in repo.branches:
+                    return self._error(404, "RevisionNotFound", f"Invalid rev id: {revision}")
+                ids = repo.history if revision == "main" else [repo.branches[revision]]
+                when = "2026-01-01T00:00:00.000Z"
+                self._json([{"id": c, "title": "", "message": "", "authors": [], "date": when} for c in ids])
 
             def _tree(self, repo: FakeRepo, revision: str) -> None:
                 if repo.resolve(revision) is None:

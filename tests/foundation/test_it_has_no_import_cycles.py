@@ -110,3 +110,49 @@ def test_it_counts_an_import_made_only_for_types(tmp_path):
 
 def test_the_project_has_no_import_cycle():
     assert cycles(import_graph()) == []
+
+
+def reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    """Every module `start` imports, directly or through others."""
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for neighbour in graph.get(todo.pop(), ()):
+            if neighbour not in seen:
+                seen.add(neighbour)
+                todo.append(neighbour)
+    return seen
+
+
+def test_it_follows_imports_through_other_modules():
+    graph = {"a.outbox": {"a.helpers"}, "a.helpers": {"a.tasks"}, "a.tasks": set()}
+    assert reachable(graph, "a.outbox") == {"a.helpers", "a.tasks"}
+
+
+def test_evaluation_imports_nothing_from_the_leaderboard():
+    """The leaderboard reads runs, never the other way round: what evaluation/ shows of the board is
+    registered by the leaderboard in its apps.ready() (evaluation/hooks.py)."""
+    graph = import_graph()
+    upward = sorted(
+        (module, imported)
+        for module, targets in graph.items()
+        if module.split(".")[0] == "evaluation"
+        for imported in targets
+        if imported.split(".")[0] == "leaderboard"
+    )
+    assert upward == []
+
+
+def test_the_outbox_reaches_no_task_module():
+    """The outbox sends tasks by name, so the tasks and the worker can call it without a cycle, and
+    no signal has to stand in for an import."""
+    graph = import_graph()
+    assert reachable(graph, "evaluation.outbox") & {"evaluation.tasks", "evaluation.worker"} == set()
+
+
+def test_the_outbox_sends_only_tasks_the_worker_knows():
+    import evaluation.tasks  # noqa: F401  (registers the tasks with the app)
+    from config.celery_app import app
+    from evaluation import outbox
+
+    assert set(outbox.TASK_NAMES) <= set(app.tasks)

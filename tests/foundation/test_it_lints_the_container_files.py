@@ -36,10 +36,9 @@ def test_it_declares_every_service_the_site_needs_in_compose():
     gpu_devices = services["gpu-worker"]["deploy"]["resources"]["reservations"]["devices"]
     assert gpu_devices[0]["driver"] == "nvidia" and "gpu" in gpu_devices[0]["capabilities"]
     assert "-Q" in services["gpu-worker"]["command"] and "gpu" in services["gpu-worker"]["command"]
-    # Every application container gets the URLs production settings insist on.
+    # Every application container gets the URLs production settings insist on, from .env.
     for name in ("web", "worker", "gpu-worker", "beat"):
-        env = services[name]["environment"]
-        assert {"DATABASE_URL", "CELERY_BROKER_URL", "REDIS_URL"} <= set(env), name
+        assert services[name]["env_file"] == ".env", name
         assert services[name]["depends_on"]["postgres"]["condition"] == "service_healthy"
 
 

@@ -1,8 +1,11 @@
 """Property-based tests of the API from its own OpenAPI schema (drf-spectacular), with schemathesis.
 
 Every operation of the schema gets a bounded number of generated requests, as someone signed out,
-as a signed-in user (session) and with an API token: none may answer 500, and every answer must
-match what the schema says about it (status, content type, body).
+as a signed-in user (session) and with an API token, checked by every check schemathesis has (what
+`--checks all` runs): no 500, every answer as the schema says (status, content type, headers,
+body), invalid input refused and valid input accepted, no authentication ignored, no method the
+schema leaves out answered. A stateful phase then follows the schema's links (a submission's run
+id into the run endpoints, a dataset into its agreement) through sequences of calls, with the same checks.
 """
 
 from __future__ import annotations
@@ -18,12 +21,7 @@ from django.test import Client
 from hypothesis import HealthCheck, Phase, given, settings
 from rest_framework.authtoken.models import Token
 from schemathesis import GenerationMode
-from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.checks import (
-    content_type_conformance,
-    response_schema_conformance,
-    status_code_conformance,
-)
+from schemathesis.checks import CHECKS, load_all_checks, max_response_time
 
 from tests.fakes.hub import closed_port_url
 from tests.world import build_world
@@ -31,7 +29,10 @@ from tests.world import build_world
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 # Generated requests per operation and identity: enough to reach every parameter, few enough to stay fast.
 EXAMPLES_PER_OPERATION = 12
-CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
+load_all_checks()
+# Every check, as `--checks all` runs them; a response-time limit is no contract of this API.
+ALL_CHECKS = [check for check in CHECKS.get_all() if check is not max_response_time]
+STATEFUL_STEPS = 40
 
 
 @pytest.fixture
@@ -79,7 +80,7 @@ def exercise(operation, headers: dict[str, str]) -> None:
     )
     @given(case=strategy)
     def check(case) -> None:
-        case.call_and_validate(headers=dict(headers), checks=CHECKS)
+        case.call_and_validate(headers=dict(headers), checks=ALL_CHECKS)
 
     check()
 
@@ -100,3 +101,34 @@ def test_it_answers_every_operation_as_its_schema_says(wsgi_app):
     print(f"\n{len(operations)} operations x 3 identities, {EXAMPLES_PER_OPERATION} examples each, {seconds:.1f} s")
     assert len(operations) >= 15, "the schema must list the API's operations"
     assert not failures, "\n\n".join(failures)
+
+
+def test_it_keeps_its_contract_through_linked_sequences_of_calls(wsgi_app):
+    """The stateful phase: sequences of calls joined by the schema's OpenAPI links, every check on each."""
+    world = build_world(with_campaign=False)
+    schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", wsgi_app)
+    headers = identities(world)["token"]
+
+    machine = schema.as_state_machine()
+    # The links schemathesis infers from the schema (a list's ids into its detail, a dataset into its
+    # agreement, a submission into its cancel and requeue): without them there would be no sequence.
+    assert {"GET /api/datasets/ -> 200", "POST /api/submissions/ -> 201"} <= set(machine.bundles)
+
+    class Workflow(machine):  # type: ignore[misc,valid-type]
+        def before_call(self, case):
+            # On the case itself, so that the authentication checks know what to take away.
+            case.headers = {**(case.headers or {}), **headers}
+
+        def validate_response(self, response, case, additional_checks=None, **kwargs):
+            case.validate_response(response, checks=ALL_CHECKS, headers=case.headers, transport_kwargs=kwargs or None)
+
+    Workflow.run(
+        settings=settings(
+            max_examples=STATEFUL_STEPS,
+            deadline=None,
+            database=None,
+            derandomize=True,
+            stateful_step_count=6,
+            suppress_health_check=list(HealthCheck),
+        )
+    )

@@ -34,7 +34,10 @@ def test_it_logs_in_when_the_cache_is_down(client, settings):
 
 def test_it_keeps_serving_when_the_cache_goes_away_mid_flight(client, settings):
     with own_redis() as redis:
-        settings.CACHES = {"default": redis_cache(redis.url)}
+        # Generous timeouts: a live Redis slower than the site's 1 s on a loaded machine would read as
+        # an outage before the test stops it. Once stopped, connections are refused at once.
+        patient = {"socket_connect_timeout": 60, "socket_timeout": 60}
+        settings.CACHES = {"default": {**redis_cache(redis.url), "OPTIONS": patient}}
         assert client.get("/tasks/t1/").status_code == 200
         health = client.get("/healthz").json()
         assert health["cache"] == {"ok": True, "detail": "redis"}

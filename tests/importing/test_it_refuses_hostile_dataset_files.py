@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db
 
 def refusal(folder) -> str:
     with pytest.raises(CommandError) as caught:
-        call_command("import_dataset", str(folder), "--version", "x", stdout=StringIO(), stderr=StringIO())
+        call_command("import_dataset", str(folder), "--dataset", "@x", stdout=StringIO(), stderr=StringIO())
     assert not Dataset.objects.exists() and not Item.objects.exists()
     return str(caught.value)
 

@@ -87,7 +87,7 @@ def test_it_repairs_the_row_records_it_and_puts_the_decision_in_the_content_hash
     assert "already imported" in again
 
     # Skipping instead is a different decision, hence a different version hash.
-    out, err = import_dataset(folder, "--on-error=skip", "--version", "skip")
+    out, err = import_dataset(folder, "--on-error=skip", "--dataset", "@skip")
     skipped = Dataset.objects.get(version="skip")
     assert Item.objects.filter(dataset=skipped, language_id="tam").count() == 149
     [decision] = skipped.row_decisions

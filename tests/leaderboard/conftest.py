@@ -131,3 +131,11 @@ def validation_with_bins():
             dataset=dataset, item_id=1, language=Language.objects.get(code=code), persona="p", instruction=text
         )
     return dataset
+
+
+@pytest.fixture
+def site(published, validation_with_bins) -> dict:
+    """Every kind of page with something on it: see tests/leaderboard/site_pages.py."""
+    from tests.leaderboard.site_pages import build_site
+
+    return build_site(published, validation_with_bins)

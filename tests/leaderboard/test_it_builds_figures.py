@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from leaderboard import plots
 
 
@@ -84,3 +86,15 @@ def test_it_charts_intervals_best_first():
     figure = roundtrip(plots.interval_chart(["A", "B"], [(0.3, 0.25, 0.35), (0.2, None, None)], title="t"))
     trace = figure["data"][0]
     assert trace["x"] == [30.0, 20.0] and trace["error_x"]["array"] == [5.0, 0]
+
+
+def test_it_charts_the_overall_score_against_size_on_a_log_axis():
+    points = [("E5-Large-Instruct", 560_000_000, 0.30, 0.28, 0.33), ("BGE-M3", 568_000_000, 0.25, None, None)]
+    figure = roundtrip(plots.size_chart(points, size_label="parameters"))
+    assert figure["layout"]["xaxis"]["type"] == "log"
+    # One trace per model, in its own colour (the same as in every other chart), with its interval.
+    assert [trace["name"] for trace in figure["data"]] == ["E5-Large-Instruct", "BGE-M3"]
+    assert [trace["marker"]["color"] for trace in figure["data"]] == [plots.model_colour(p[0]) for p in points]
+    first = figure["data"][0]
+    assert first["x"] == [560_000_000] and first["y"] == [30.0]
+    assert first["error_y"]["array"] == pytest.approx([3.0]) and first["error_y"]["arrayminus"] == pytest.approx([2.0])

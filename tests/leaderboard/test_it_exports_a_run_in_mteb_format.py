@@ -52,7 +52,8 @@ def test_it_exports_one_valid_mteb_file_per_task_with_the_run_scores(client, bm2
     assert response["Content-Disposition"] == f'attachment; filename="nirdesha-run{bm25_rerun.pk}-mteb-results.zip"'
     bundle = zipfile.ZipFile(io.BytesIO(response.content))
     names = sorted(bundle.namelist())
-    folder = f"bm25/{bm25_rerun.resolved_commit or bm25_rerun.revision or 'no_revision_available'}"
+    # The folder is named after model_meta.json's name, as mteb's ResultCache looks it up.
+    folder = f"nirdesha-baselines__bm25/{bm25_rerun.resolved_commit or bm25_rerun.revision or 'no_revision_available'}"
     assert all(name.startswith(folder + "/") for name in names)
     tasks_with_scores = set(Score.objects.filter(run=bm25_rerun).values_list("task", flat=True))
     task_files = [name for name in names if not name.endswith("model_meta.json")]
@@ -64,6 +65,8 @@ def test_it_exports_one_valid_mteb_file_per_task_with_the_run_scores(client, bm2
     for name in task_files:
         result = loaded[name.rsplit("/", 1)[1]]
         assert name.endswith(f"/{result.task_name}.json")
+        # The validation sample's tasks are its own, never the full benchmark's columns.
+        assert result.task_name.startswith("NirdeshaValidation")
         assert result.mteb_version and result.dataset_revision == f"nirdesha-validation@{bm25_rerun.dataset.version}"
         task_id = json.loads(bundle.read(name))["nirdesha"]["task"]
         main = TASKS[task_id].main_metric

@@ -7,101 +7,26 @@ chart of T1, T2 and compare. The screenshots land in test-artifacts/screenshots/
 
 from __future__ import annotations
 
-from io import StringIO
-
 import pytest
-from django.core.management import call_command
-from rest_framework.authtoken.models import Token
 
-from evaluation.models import Dataset, Run, Score
-from tests.annotation.helpers import make_annotator, make_campaign
 from tests.browser import save_screenshot
-from tests.data import VALIDATION_DIR
 from tests.layout import LAPTOP, PHONE, elements_past_the_edge, overflowing_tables, page_width
-from tests.leaderboard.demo_runs import demo_reruns
 from tests.leaderboard.figures import assert_figures_drawn
-from tests.people import PASSWORD, make_researcher
+from tests.leaderboard.site_pages import (
+    RESEARCHER,
+    SIGNED_IN_PAGES,
+    log_in,
+    log_out,
+    open_page,
+    open_rating_page,
+    public_pages,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
-@pytest.fixture
-def site(published, validation_with_bins):
-    """The published results, a small version with bins, rated validation items and two people."""
-    call_command("import_dataset", str(VALIDATION_DIR), stdout=StringIO(), stderr=StringIO())
-    items = Dataset.objects.get(name="nirdesha-validation", version="1.0")
-    call_command("import_judgements", str(VALIDATION_DIR), stdout=StringIO())
-    # A token makes the token page as wide as it gets: its key, and the curl example that quotes it.
-    Token.objects.create(user=make_researcher())
-    make_annotator("asha.annotator@example.org", "urd")
-    # An open campaign with items left to rate, for the rating page.
-    make_campaign(items, "urd", size=20)
-    # Multi-reference diagnostics on the small version, as the engine stores them, for the diagnostics tab.
-    diagnostics = {"max@r": 12.5, "max@r_norm": 0.81, "complete@10": 0.42, "english_preference": 0.17}
-    for offset, model in enumerate(("org/alpha", "org/beta")):
-        run = Run.objects.get(model__name=model)
-        Score.objects.bulk_create(
-            Score(run=run, task="multi", source_id=code, metric=metric, value=value - offset / 10 + index / 100)
-            for index, code in enumerate(("hin", "mar", "ben", "tam", "urd"))
-            for metric, value in diagnostics.items()
-        )
-    # The demo sample re-run with the lexical baselines, for the pages that read per-query rank files
-    # (the validation version above has baseline runs of the same names, without them).
-    demo_reruns()
-    demo = Run.objects.filter(dataset__name="nirdesha-demo")
-    return {
-        "bm25": demo.get(model__name="bm25"),
-        "tfidf": demo.get(model__name="tfidf-char"),
-        "bge": Run.objects.get(model__name="BAAI/bge-m3"),
-        "alpha": Run.objects.get(model__name="org/alpha"),
-        "validation": validation_with_bins,
-        "three": "&".join(f"runs={run.pk}" for run in Run.objects.filter(dataset=published).order_by("pk")[:3]),
-    }
-
-
-def public_pages(site) -> list[tuple[str, str]]:
-    validation = site["validation"].pk
-    return [
-        ("overview", "/"),
-        *[(f"task-{task}", f"/tasks/{task}/") for task in ("t1", "t2", "t3", "t3x", "t4", "t5")],
-        ("t4-reliability", f"/tasks/t4/?dataset={validation}"),
-        ("crosslingual", f"/crosslingual/?run={site['bge'].pk}"),
-        ("compare", f"/compare/?{site['three']}"),
-        ("diagnostics", f"/diagnostics/?dataset={validation}"),
-        ("run", f"/results/{site['alpha'].pk}/"),
-        ("run-live", f"/evaluation/runs/{site['alpha'].pk}/"),
-        ("run-published", f"/results/{site['bge'].pk}/"),
-        ("errors", f"/results/{site['bm25'].pk}/errors/?task=t1&language=urd"),
-        ("errors-pair", f"/results/{site['bm25'].pk}/errors/?task=t2&language=hin&target=urd"),
-        (
-            "compare-errors",
-            f"/compare/errors/?a={site['bm25'].pk}&b={site['tfidf'].pk}&task=t3&language=urd",
-        ),
-        ("datasets", "/datasets/"),
-        ("dataset", f"/datasets/{validation}/"),
-        ("agreement", "/annotate/agreement/"),
-        ("login", "/accounts/login/?next=/evaluation/submit/"),
-        ("signup", "/accounts/signup/"),
-        ("api-docs", "/api/docs/"),
-    ]
-
-
-def log_in(page, base: str, email: str) -> None:
-    page.goto(f"{base}/accounts/login/")
-    page.fill("input[name=login]", email)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("form.stack button[type=submit]")
-    page.wait_for_load_state("networkidle")
-
-
 def check(page, base: str, name: str, path: str, width: int) -> None:
-    page.goto(base + path)
-    page.wait_for_load_state("networkidle")
-    if name == "agreement":
-        # The annotation pages draw their one figure with their own small script.
-        page.wait_for_selector("#agreement-plot .main-svg")
-    elif page.locator("[data-figure]").count():
-        assert_figures_drawn(page)
+    open_page(page, base, name, path)
     if width == LAPTOP["width"]:
         assert overflowing_tables(page) == [], f"{name}: tables wider than their box"
     else:
@@ -120,22 +45,12 @@ def test_it_fits_every_page(browser, live_server, site, viewport):
     try:
         for name, path in public_pages(site):
             check(page, live_server.url, name, path, viewport["width"])
-        log_in(page, live_server.url, "rahul.researcher@example.org")
-        # Every page of the navigation and the account menu that needs a person.
-        for name, path in (
-            ("submit", "/evaluation/submit/"),
-            ("my-submissions", "/evaluation/runs/"),
-            ("token", "/accounts/api-token/"),
-            ("annotate", "/annotate/"),
-        ):
+        log_in(page, live_server.url, RESEARCHER)
+        for name, path in SIGNED_IN_PAGES:
             check(page, live_server.url, name, path, viewport["width"])
-        page.goto(live_server.url + "/accounts/logout/")
-        page.click("form button[type=submit]")
-        log_in(page, live_server.url, "asha.annotator@example.org")
-        page.goto(f"{live_server.url}/annotate/")
-        page.get_by_role("button", name="Start rating").first.click()
-        page.wait_for_url("**/annotate/rate/**")
-        check(page, live_server.url, "rate", page.url.removeprefix(live_server.url), viewport["width"])
+        log_out(page, live_server.url)
+        rating = open_rating_page(page, live_server.url)
+        check(page, live_server.url, "rate", rating, viewport["width"])
         guidelines_open = page.evaluate("() => document.getElementById('guidelines').open")
         hints_shown = page.locator(".keys-hint").first.is_visible()
         # On a phone the pair to rate comes first (guidelines folded) and keyboard hints are not shown.

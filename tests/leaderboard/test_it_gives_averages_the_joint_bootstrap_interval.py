@@ -11,6 +11,7 @@ from django.urls import reverse
 
 from evaluation.models import Run, Score
 from leaderboard.run_intervals import joint_average_interval
+from tests.factories import FIVE, make_dataset, make_run
 from tests.validation import create_validation_dataset
 
 pytestmark = pytest.mark.django_db
@@ -56,9 +57,10 @@ def test_it_shows_the_engines_joint_interval_on_the_overview(client):
     for column in ("t1", "t2", "t3", "t3x"):
         stored = run.details["averages"][column]["recall@1"]
         assert row[f"{column}_recall@1"] == pytest.approx(stored["value"])
-        assert (row[f"{column}_ci_low"], row[f"{column}_ci_high"]) == (stored["ci_low"], stored["ci_high"]), column
+        interval = (row[f"{column}_recall@1_ci_low"], row[f"{column}_recall@1_ci_high"])
+        assert interval == (stored["ci_low"], stored["ci_high"]), column
     # The overall score's interval is the joint one too: narrower than the mean of the columns' bounds.
-    mean_width = sum(row[f"{c}_ci_high"] - row[f"{c}_ci_low"] for c in ("t1", "t2", "t3", "t3x")) / 4
+    mean_width = sum(row[f"{c}_recall@1_ci_high"] - row[f"{c}_recall@1_ci_low"] for c in ("t1", "t2", "t3", "t3x")) / 4
     assert row["overall_ci_low"] < row["overall"] < row["overall_ci_high"]
     assert row["overall_ci_high"] - row["overall_ci_low"] < mean_width
     # Hindi and Marathi only: recomputed from the rank files, not the mean of per-language bounds.
@@ -68,4 +70,19 @@ def test_it_shows_the_engines_joint_interval_on_the_overview(client):
         ).content
     )["tables"]["overview"][0]
     expected = joint_average_interval(run, "t1", "recall@1", [("hin", None), ("mar", None)])
-    assert (two["t1_ci_low"], two["t1_ci_high"]) == expected
+    assert (two["t1_recall@1_ci_low"], two["t1_recall@1_ci_high"]) == expected
+
+
+def test_a_t4_average_shows_the_engines_joint_interval_not_the_mean_of_its_languages_bounds(client):
+    dataset = make_dataset()
+    # The engine's joint interval of the T4 AUROC average over all five languages (narrower than the
+    # ±2 points every language's own interval has here).
+    joint = {"value": 0.8, "ci_low": 0.79, "ci_high": 0.805, "n": len(FIVE)}
+    run = make_run(dataset, "org/alpha", level=0.3, details={"averages": {"t4": {"auroc": joint}}})
+    body = json.loads(client.get(reverse("leaderboard:overview"), {"dataset": dataset.pk, "format": "json"}).content)
+    [row] = [row for row in body["tables"]["overview"] if row["run_id"] == run.pk]
+    assert (row["t4_auroc_ci_low"], row["t4_auroc_ci_high"]) == (0.79, 0.805)
+    # Over a subset of its languages the engine kept no joint interval: the mean of the bounds, said so.
+    body = json.loads(client.get("/api/leaderboard/", {"dataset": dataset.pk, "languages": ["hin", "mar"]}).content)
+    [row] = [row for row in body["rows"] if row["run_id"] == run.pk]
+    assert row["t4_auroc_ci_low"] == pytest.approx(0.78) and "not joint" in body["intervals"]

@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
-import numpy as np
+import json
 
-from leaderboard.ranking import MIXED, PAIRED, UNPAIRED, Estimate, pairing, rank_intervals, rank_label
+import numpy as np
+import pytest
+
+from leaderboard.ranking import (
+    MIXED,
+    PAIRED,
+    PER_MODEL,
+    SIMULTANEOUS,
+    UNPAIRED,
+    Estimate,
+    pairing,
+    rank_intervals,
+    rank_label,
+)
+from tests.factories import make_dataset, make_run
 
 
 def ranks_by_hand(replicates: np.ndarray) -> list[tuple[int, int]]:
@@ -71,3 +85,29 @@ def test_it_draws_published_scores_independently_and_says_so():
     assert pairing([Estimate(0.26, 0.21, 0.31)]) == UNPAIRED
     # Far apart, independent draws still separate them.
     assert rank_intervals([Estimate(0.5, 0.48, 0.52), Estimate(0.2, 0.18, 0.22)]) == [(1, 1), (2, 2)]
+
+
+def test_simultaneous_rank_intervals_contain_the_per_model_ones_and_say_so():
+    rng = np.random.default_rng(6)
+    base = rng.normal(0, 0.01, size=1000)
+    estimates = [
+        Estimate(0.30 + 0.004 * k, samples=0.30 + 0.004 * k + base + rng.normal(0, 0.004, 1000)) for k in range(8)
+    ]
+    per_model = rank_intervals(estimates)
+    together = rank_intervals(estimates, simultaneous=True)
+    assert all(b[0] <= a[0] and a[1] <= b[1] for a, b in zip(per_model, together, strict=True))
+    assert together != per_model
+    assert "Bonferroni" in SIMULTANEOUS and "per model" in PER_MODEL
+
+
+@pytest.mark.django_db
+def test_the_overview_and_api_say_which_kind_of_rank_interval_they_show(client):
+    dataset = make_dataset()
+    for index in range(3):
+        make_run(dataset, f"org/model-{index}", level=0.3 + index / 100)
+    page = client.get("/", {"dataset": dataset.pk}).content.decode()
+    assert "These intervals are per model" in page and "Show simultaneous intervals" in page
+    page = client.get("/", {"dataset": dataset.pk, "ranks": "simultaneous"}).content.decode()
+    assert "These intervals are simultaneous" in page and "Show per-model intervals" in page
+    body = json.loads(client.get("/api/leaderboard/", {"dataset": dataset.pk, "ranks": "simultaneous"}).content)
+    assert body["rank_intervals"] == SIMULTANEOUS

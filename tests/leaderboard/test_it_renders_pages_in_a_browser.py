@@ -52,7 +52,7 @@ def test_it_opens_every_page_and_draws_the_figures(page, live_server, published,
     visit(page, live_server, f"/results/{bge.pk}/", "leaderboard-run-published")
     visit(page, live_server, "/datasets/", "leaderboard-datasets")
     visit(page, live_server, f"/datasets/{validation_with_bins.pk}/", "leaderboard-dataset")
-    urdu = page.locator('span[lang="urd"]')
+    urdu = page.locator('span[lang="ur"]')
     assert urdu.evaluate("e => getComputedStyle(e).direction") == "rtl"
     assert "Nastaliq" in urdu.evaluate("e => getComputedStyle(e).fontFamily")
 
@@ -144,8 +144,8 @@ def test_it_downloads_the_table_as_csv(page, live_server, published, tmp_path):
     target = tmp_path / download.suggested_filename
     download.save_as(target)
     assert download.suggested_filename == "nirdesha-1.0-overview-script-deva.csv"
-    rows = list(csv.DictReader(target.open(encoding="utf-8")))
-    assert len(rows) == 8 and all(row["t1_expected"] == "2" for row in rows)
+    rows = list(csv.DictReader(target.open(encoding="utf-8-sig")))
+    assert len(rows) == 8 and all(row["t1_recall@1_expected"] == "2" for row in rows)
 
 
 def test_it_fits_a_phone_screen(browser, live_server, published):

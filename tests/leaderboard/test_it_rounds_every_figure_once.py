@@ -39,7 +39,7 @@ def test_the_heatmap_the_csv_and_the_api_agree_on_e5_hindi_to_tamil(client, publ
             assert label == ("" if z is None else f"{z:.1f}") or z is None
 
     body = client.get(reverse("leaderboard:crosslingual"), {"task": "t2", "run": run.pk, "format": "csv"})
-    rows = list(csv.DictReader(io.StringIO(body.content.decode())))
+    rows = list(csv.DictReader(io.StringIO(body.content.decode("utf-8-sig"))))
     [line] = [
         r for r in rows if (r["query_language"], r["document_language"], r["metric"]) == ("hin", "tam", "recall@1")
     ]

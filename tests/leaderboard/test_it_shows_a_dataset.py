@@ -10,6 +10,7 @@ from django.core.management import call_command
 from django.urls import reverse
 from django.utils.html import escape
 
+from evaluation.engine.languages import BY_CODE
 from evaluation.models import Dataset, Item, Language
 from tests.data import EXPECTED_AGREEMENT_CSV, VALIDATION_DIR, VALIDATION_LANGUAGES
 from tests.leaderboard.html import tables
@@ -21,8 +22,7 @@ def test_it_shows_the_card_languages_and_samples(client):
     call_command(
         "import_dataset",
         str(VALIDATION_DIR),
-        "--name=nirdesha-validation",
-        "--version=150",
+        "--dataset=nirdesha-validation@150",
         "--license=Apache-2.0",
         "--provenance=Machine-translated from English; a human-validated sample.",
         stdout=StringIO(),
@@ -39,7 +39,7 @@ def test_it_shows_the_card_languages_and_samples(client):
     for code, direction in (("urd", "rtl"), ("hin", "ltr"), ("tam", "ltr")):
         sample = Item.objects.get(dataset=dataset, language=code, item_id=1).instruction
         script = Language.objects.get(code=code).script.lower()
-        opening = f'<span lang="{code}" dir="{direction}" class="script-{script}">'
+        opening = f'<span lang="{BY_CODE[code].bcp47}" dir="{direction}" class="script-{script}">'
         assert opening + escape(sample[:100]) in page
     assert "No validation judgements for this version yet" in page
 
@@ -48,8 +48,7 @@ def test_it_shows_agreement_per_language_from_the_imported_judgements(client):
     call_command(
         "import_dataset",
         str(VALIDATION_DIR),
-        "--name=nirdesha-validation",
-        "--version=150",
+        "--dataset=nirdesha-validation@150",
         stdout=StringIO(),
         stderr=StringIO(),
     )

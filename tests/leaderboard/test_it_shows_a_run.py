@@ -74,7 +74,7 @@ def test_it_describes_a_published_run(client, published, published_dir):
     # Where the files lay on the server is not the public's business: the folder's name is enough.
     assert "<dt>source</dt><dd>published-results</dd>" in page
     assert str(published_dir.parent) not in page
-    rows = list(csv.DictReader(io.StringIO(client.get(f"/results/{run.pk}/?format=csv").content.decode())))
+    rows = list(csv.DictReader(io.StringIO(client.get(f"/results/{run.pk}/?format=csv").content.decode("utf-8-sig"))))
     assert len(rows) == run.scores.count()
 
 

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import csv
+import io
+import re
+
 import numpy as np
 import pytest
 
+from evaluation.engine.registry import TASKS
 from evaluation.engine.results import Details
 from evaluation.models import Run
-from leaderboard.errors import PAGE_SIZE
+from leaderboard.errors import PAGE_SIZE, has_errors_page
+from leaderboard.export_vocabulary import describe
 from tests.leaderboard.demo_runs import demo_reruns, demo_texts, rank_arrays
 
 pytestmark = pytest.mark.django_db
@@ -94,7 +100,7 @@ def test_it_shows_a_cross_lingual_pair_in_both_scripts(client):
     _, queries = expected_page(run, "t2", "hin", "urd", "persona", "instruction")
     assert body["queries"] == queries[:PAGE_SIZE]
     page = client.get(errors_url(run, "task=t2&language=hin&target=urd")).content.decode()
-    assert 'lang="urd" dir="rtl"' in page and 'lang="hin" dir="ltr"' in page
+    assert 'lang="ur" dir="rtl"' in page and 'lang="hi" dir="ltr"' in page
     assert queries[0]["gold"]["english"] in page.replace("&#x27;", "'").replace("&quot;", '"')
 
 
@@ -169,3 +175,43 @@ def test_it_keeps_ranks_as_integers_in_order():
     )
     assert unit.query_item_ids[unit.order].tolist() == [3, 9, 5, 1]
     assert unit.bucket_counts() == {"1": 1, "2-5": 1, "6-10": 2, ">10": 0}
+
+
+def test_it_lists_the_runs_units_when_none_is_asked_for(client):
+    run = demo_reruns()["bm25"]
+    response = client.get(f"/results/{run.pk}/errors/")
+    assert response.status_code == 200
+    page = response.content.decode()
+    # Every rank file of a task with an errors page (a retrieval task with a gold rank per query).
+    ranks = Details.from_dict(run.details).ranks
+    units = {(e.task, e.source, e.target) for e in ranks if e.task in TASKS and has_errors_page(TASKS[e.task])}
+    links = set(re.findall(r'<a href="\?(task=[^"]+)"', page))
+    expected = {
+        f"task={task}&amp;language={source}" + (f"&amp;target={target}" if target else "")
+        for task, source, target in units
+    }
+    assert links == expected and len(links) > 2
+    # Every link leads to a page that shows the unit's queries.
+    first = sorted(links)[0].replace("&amp;", "&")
+    assert client.get(f"/results/{run.pk}/errors/?{first}").status_code == 200
+    listed = client.get(f"/results/{run.pk}/errors/?format=json").json()["units"]
+    assert {unit["unit"] for unit in listed} == {link.replace("&amp;", "&") for link in links}
+
+
+def test_it_says_why_a_published_run_has_no_units_to_list(client):
+    from tests.factories import make_run
+
+    run = make_run(demo_reruns()["bm25"].dataset, "published-model", origin=Run.Origin.PUBLISHED)
+    page = client.get(f"/results/{run.pk}/errors/").content.decode()
+    assert "no per-query data" in page and f'href="/results/{run.pk}/"' in page
+
+
+def test_it_downloads_the_queries_shown_as_csv(client):
+    run = demo_reruns()["bm25"]
+    shown = client.get(errors_url(run, "task=t1&language=hin&format=json")).json()["queries"]
+    response = client.get(errors_url(run, "task=t1&language=hin&format=csv"))
+    assert response.content.startswith(b"\xef\xbb\xbf")
+    rows = list(csv.DictReader(io.StringIO(response.content.decode("utf-8-sig"))))
+    assert [int(row["item_id"]) for row in rows] == [query["item_id"] for query in shown]
+    assert [int(row["gold_rank"]) for row in rows] == [query["rank"] for query in shown]
+    assert all(describe(column) is not None for column in rows[0])

@@ -31,7 +31,7 @@ def test_it_follows_the_run_page_to_the_queries_and_filters_them_by_bucket(page,
 
     first = page.locator("article.error-query").first
     query = first.locator(".error-row.query")
-    assert DEVANAGARI.search(query.locator('[lang="hin"]').inner_text())
+    assert DEVANAGARI.search(query.locator('[lang="hi"]').inner_text())
     assert LATIN_WORD.search(query.locator('[lang="en"]').inner_text())
     assert first.locator(".error-row.retrieved").count() == 3
     # Worst first: the ranks shown never increase down the page.
@@ -41,7 +41,7 @@ def test_it_follows_the_run_page_to_the_queries_and_filters_them_by_bucket(page,
 
     # Urdu is shown right to left, in its own font, with the English original beside it.
     page.goto(f"{live_server.url}/results/{run.pk}/errors/?task=t1&language=urd")
-    urdu = page.locator('.error-row.query [lang="urd"]').first
+    urdu = page.locator('.error-row.query [lang="ur"]').first
     assert ARABIC.search(urdu.inner_text())
     assert urdu.get_attribute("dir") == "rtl"
     assert urdu.evaluate("e => getComputedStyle(e).direction") == "rtl"

@@ -63,8 +63,8 @@ def test_it_marks_languages_a_model_does_not_cover(client):
 
 def test_it_downloads_the_per_language_values(client, published):
     response = client.get(reverse("leaderboard:task", args=["t3"]) + "?format=csv&languages=hin&languages=tam")
-    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
-    assert {row["language"] for row in rows} == {"hin", "tam"}
+    rows = list(csv.DictReader(io.StringIO(response.content.decode("utf-8-sig"))))
+    assert {row["query_language"] for row in rows} == {"hin", "tam"}
     assert len(rows) == 8 * 2 * 5  # models × languages × (R@1, R@5, R@10, MRR@10, nDCG@10)
 
 

@@ -9,7 +9,8 @@ import io
 import numpy as np
 import pytest
 from django.core.management import call_command
-from scipy.stats import bootstrap
+from scipy.stats import fisher_exact
+from statsmodels.stats.proportion import proportion_confint
 
 from annotation.models import Adjudication, Campaign, CampaignItem, Judgement, Rating
 from evaluation.models import Dataset, Item, Run
@@ -57,19 +58,21 @@ def test_it_matches_an_independent_split_of_the_shared_validation_data(client):
         assert split.agreed.value == pytest.approx(np.mean(good), abs=1e-12)
         assert split.doubtful.value == pytest.approx(np.mean(rest), abs=1e-12)
         assert split.difference == pytest.approx(np.mean(good) - np.mean(rest), abs=1e-12)
-        # The intervals resample items within each group: scipy's percentile bootstrap agrees to Monte Carlo error.
+        # Each group's interval is Wilson's score interval, as statsmodels computes it.
         for values, group in ((good, split.agreed), (rest, split.doubtful)):
-            if 0 < np.mean(values) < 1:
-                theirs = bootstrap(
-                    (np.array(values, dtype=float),), np.mean, n_resamples=20000, method="percentile", random_state=1
-                ).confidence_interval
-                assert group.ci_low == pytest.approx(theirs.low, abs=0.03)
-                assert group.ci_high == pytest.approx(theirs.high, abs=0.03)
-                assert group.ci_low <= group.value <= group.ci_high
+            low, high = proportion_confint(int(np.sum(values)), len(values), method="wilson")
+            assert (group.ci_low, group.ci_high) == pytest.approx((low, high), abs=1e-12)
+            assert group.ci_low <= group.value <= group.ci_high
+        # The difference: Fisher's exact test of the 2×2 table, Holm-corrected across the rows shown.
+        assert (
+            split.p_value is not None
+            and split.p_value
+            >= fisher_exact([[sum(good), len(good) - sum(good)], [sum(rest), len(rest) - sum(rest)]]).pvalue - 1e-12
+        )
     page = client.get(f"/results/{run.pk}/").content.decode()
     table = tables(page)["translation-split"]
     assert len(table) - 1 == len(rows)
-    assert "resamples the rated items of its group" in page
+    assert "Wilson" in page and "Holm" in page
 
 
 def test_it_shows_judgements_of_finished_campaigns_only(client, django_user_model):

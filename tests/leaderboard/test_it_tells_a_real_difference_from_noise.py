@@ -21,7 +21,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 from evaluation.engine import ENGINE_VERSION, bootstrap
 from evaluation.engine.results import SCHEMA_VERSION
 from evaluation.models import EmbeddingModel, Language, Run, Score
-from leaderboard.significance import A_BETTER, PAIRED_BOOTSTRAP
+from leaderboard.significance import A_BETTER, MCNEMAR_ITEMS, PAIRED_BOOTSTRAP, SIGN_FLIP, SIGN_FLIPS
 from tests.factories import make_dataset
 
 pytestmark = pytest.mark.django_db
@@ -117,22 +117,39 @@ def test_overlapping_intervals_do_not_hide_a_significant_paired_difference(clien
         ).content
     )
     [row] = body["tables"]["differences"]
-    assert (row["task"], row["metric"], row["language"]) == ("t1", "recall@1", "hin mar")
+    assert (row["task"], row["metric"], row["languages"]) == ("t1", "recall@1", "hin mar")
     assert row["verdict"] == A_BETTER
     assert row["delta"] == pytest.approx(18 / N) and row["a"] - row["b"] == pytest.approx(row["delta"])
     assert row["method"].startswith(PAIRED_BOOTSTRAP)
     # The paired interval, recomputed by hand from the rank files, excludes zero.
     assert (row["ci_low"], row["ci_high"]) == pytest.approx(independent_paired_interval(ranks), abs=1e-12)
     assert row["ci_low"] > 0
-    # The p-value is the exact McNemar test on the discordant queries, as statsmodels computes it.
-    hits_a = np.concatenate([(ranks[code][0] <= 1) for code in LANGUAGES])
-    hits_b = np.concatenate([(ranks[code][1] <= 1) for code in LANGUAGES])
-    table = [[np.sum(hits_a & hits_b), np.sum(hits_a & ~hits_b)], [np.sum(~hits_a & hits_b), np.sum(~hits_a & ~hits_b)]]
-    assert row["p_value"] == pytest.approx(mcnemar(table, exact=True).pvalue, rel=1e-9)
-    assert row["p_value"] < 1e-6
+    # Two languages: an item's cells move together, so the p-value is the item-level sign-flip test on
+    # the items' differences averaged over the languages. Every differing item favours A, so no sign
+    # flip of the items gives as large a sum and the p-value is the test's smallest, 1 / (1 + flips).
+    items = np.mean([(ranks[code][0] <= 1).astype(float) - (ranks[code][1] <= 1) for code in LANGUAGES], axis=0)
+    assert np.count_nonzero(items) >= 18 and (items >= 0).all()
+    assert row["p_value"] == pytest.approx(1 / (1 + SIGN_FLIPS)) and SIGN_FLIP in row["method"]
 
     page = client.get(reverse("leaderboard:compare"), {"dataset": dataset.pk, "runs": [a.pk, b.pk]}).content.decode()
-    assert "A is better" in page and "exact McNemar" in page
+    # The page names the better model, and writes a p-value this small as a bound, never "0" or "1e-07".
+    assert f"{row['model_a']} is better" in page and "A is better" not in page and "sign-flip" in page
+
+
+def test_one_language_is_tested_with_the_exact_mcnemar_test(client, pair):
+    dataset, a, b, ranks = pair
+    body = json.loads(
+        client.get(
+            reverse("leaderboard:compare"),
+            {"dataset": dataset.pk, "runs": [a.pk, b.pk], "languages": "hin", "format": "json"},
+        ).content
+    )
+    [row] = body["tables"]["differences"]
+    # One language, one direction: each item is one cell, and the McNemar test is the item-level test.
+    hits_a, hits_b = ranks["hin"][0] <= 1, ranks["hin"][1] <= 1
+    table = [[np.sum(hits_a & hits_b), np.sum(hits_a & ~hits_b)], [np.sum(~hits_a & hits_b), np.sum(~hits_a & ~hits_b)]]
+    assert row["languages"] == "hin" and MCNEMAR_ITEMS in row["method"]
+    assert row["p_value"] == pytest.approx(mcnemar(table, exact=True).pvalue, rel=1e-9)
 
 
 def test_the_rank_intervals_separate_them(client, pair):
@@ -157,6 +174,10 @@ def test_it_holm_corrects_several_unpaired_comparisons_of_published_results(clie
     assert len(rows) == 15
     tested = [row for row in rows if row["p_value"] is not None]
     assert all(row["method"].startswith("unpaired, conservative") for row in tested)
+    # Every shown p-value inverts the interval beside it, so none can contradict it.
+    for row in tested:
+        excludes = row["ci_low"] > 0 or row["ci_high"] < 0
+        assert excludes or row["p_value"] >= 0.05
     # T4 AUROC has neither per-query data nor a proportion: it says it was not tested, never "cannot tell".
     assert {row["verdict"] for row in rows if row["p_value"] is None} == {
         "not tested (no per-query data, not a proportion)"

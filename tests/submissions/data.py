@@ -21,7 +21,7 @@ def demo_dataset() -> Dataset:
 def validation_dataset() -> Dataset:
     """The real 150-item validation sample (English and five languages), via `import_dataset`."""
     require_shared_data(VALIDATION_DIR)
-    call_command("import_dataset", str(VALIDATION_DIR), "--version", "validation", stdout=_Null(), stderr=_Null())
+    call_command("import_dataset", str(VALIDATION_DIR), "--dataset", "@validation", stdout=_Null(), stderr=_Null())
     return Dataset.objects.get(version="validation")
 
 

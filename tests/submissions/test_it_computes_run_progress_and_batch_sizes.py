@@ -12,6 +12,7 @@ from evaluation.lifecycle import (
     Throttle,
     next_batch_size,
     overall_percent,
+    stage_remaining_seconds,
 )
 
 
@@ -63,3 +64,13 @@ def test_it_throttles_writes_to_one_per_interval():
     assert answers.count(True) == 3  # At 100.0, 101.0 and 102.0 (±float rounding: 3 within 2.9 s).
     throttle.mark()
     assert not throttle.ready()
+
+
+def test_it_estimates_what_is_left_of_a_stage_at_its_pace_so_far():
+    # Encoding spans 10 % to 85 %: at 47.5 % it is half done; after 30 s, 30 s remain.
+    assert stage_remaining_seconds("ENCODING", 47.5, 30.0) == pytest.approx(30.0)
+    assert stage_remaining_seconds("SCORING", 100.0, 12.0) == 0.0
+    # Too little of the stage behind it (or too short a time) to tell, and no estimate for a stage without a span.
+    assert stage_remaining_seconds("ENCODING", 10.5, 30.0) is None
+    assert stage_remaining_seconds("ENCODING", 47.5, 2.0) is None
+    assert stage_remaining_seconds("QUEUED", 0.0, 30.0) is None

@@ -53,6 +53,9 @@ def test_the_estimate_grows_with_the_model_size(dataset):
         (("--dataset", "nirdesha-demo"), "No benchmark version 'nirdesha-demo'"),
         (("--dataset", "results-only@1.0"), "results-only@1.0 holds results only"),
         (("--dataset", "nirdesha-demo@demo-1", "--models", "everything"), "invalid choice: 'everything'"),
+        (("--dataset", "nirdesha-demo@demo-1", "--by", "nobody"), "'nobody' is not a staff account"),
+        (("--dataset", "nirdesha-demo", "--version", "demo-1"), "--version prints Django's version"),
+        (("--dataset", "nirdesha-demo@demo-1", "--submitter", "a@b.c"), "unrecognized arguments: --submitter"),
     ],
 )
 def test_it_refuses_what_it_cannot_queue_and_queues_nothing(dataset, args, message):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.urls import reverse
 from django.utils import timezone
@@ -97,3 +99,38 @@ def test_it_shows_tokenizer_coverage_and_attempts(client, dataset):
     assert "<td>1</td><td>32</td><td>lost</td>" in page and "gpu-worker-1" not in page
     client.force_login(make_admin())
     assert f"<td>1</td><td>{worker}</td><td>32</td><td>lost</td>" in client.get(page_url(run)).content.decode()
+
+
+def test_it_shows_the_time_since_the_start_and_an_estimate_from_the_stage_progress(client, dataset):
+    researcher = make_researcher()
+    now = timezone.now()
+    # Encoding is 10 % to 85 % of the bar: at 40 % it is 40 % done, after 40 s, so about 60 s are left.
+    run = make_submitted_run(
+        dataset,
+        researcher,
+        status=Run.Status.ENCODING,
+        progress=40.0,
+        started_at=now - timedelta(seconds=100),
+        stage_timestamps={"ENCODING": (now - timedelta(seconds=40)).isoformat()},
+    )
+    client.force_login(researcher)
+    page = client.get(page_url(run)).content.decode()
+    assert "since it started" in page and "about 1 min left in this stage" in page
+    data = client.get(status_url(run)).json()
+    assert 100 <= data["elapsed_seconds"] <= 160
+    assert 55 <= data["stage_remaining_seconds"] <= 120
+
+
+def test_it_gives_no_estimate_before_a_stage_has_some_progress(client, dataset):
+    researcher = make_researcher()
+    run = make_submitted_run(
+        dataset,
+        researcher,
+        status=Run.Status.ENCODING,
+        progress=10.5,
+        started_at=timezone.now(),
+        stage_timestamps={"ENCODING": timezone.now().isoformat()},
+    )
+    client.force_login(researcher)
+    assert client.get(status_url(run)).json()["stage_remaining_seconds"] is None
+    assert "left in this stage" not in client.get(page_url(run)).content.decode()

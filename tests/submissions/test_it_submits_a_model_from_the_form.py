@@ -33,7 +33,7 @@ def test_it_shows_the_limits(settings, dataset):
     settings.SUBMISSION_MAX_RUN_SECONDS = 4 * 3600
     page = signed_in(make_researcher()).get(URL).content.decode()
     assert filesizeformat(settings.SUBMISSION_MAX_MODEL_BYTES) in page
-    assert "<strong>3</strong> submissions per person per 24 hours" in page
+    assert "<strong>3</strong> submissions per person and" in page
     assert '<strong id="submissions-left">3</strong> left' in page
     assert "<strong>4.0 hours</strong>" in page
     assert str(dataset) in page
@@ -108,7 +108,9 @@ def test_it_holds_the_daily_quota_but_gives_back_our_failures(settings, dataset,
     for name in ("one", "two"):
         assert client.post(URL, {"model": str(model_copy(name))}).status_code == 302
     response = client.post(URL, {"model": str(model_copy("three"))})
-    assert "You have used your 2 submissions for the last 24 hours" in response.content.decode()
+    assert "The daily quota is used up for your account or for your address: at most 2 submissions per person" in (
+        response.content.decode()
+    )
     assert Run.objects.count() == 2
     Run.objects.filter(model__name__endswith="one").update(
         status=Run.Status.FAILED, failure_category=Run.FailureCategory.OURS

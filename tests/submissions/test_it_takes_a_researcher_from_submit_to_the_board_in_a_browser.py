@@ -6,6 +6,7 @@ import json
 import urllib.request
 
 import pytest
+from allauth.account.models import EmailAddress
 from django.contrib.auth import get_user_model
 
 from evaluation.models import Run
@@ -59,6 +60,8 @@ def test_a_researcher_submits_and_follows_the_rank_to_the_models_row(page, live_
     page.wait_for_load_state("networkidle")
     # Only staff may submit a folder on the workers' disk; this researcher is made staff for that.
     get_user_model().objects.filter(email=EMAIL).update(is_staff=True)
+    # Submitting needs a confirmed address; the test settings send no confirmation link to follow.
+    EmailAddress.objects.filter(email=EMAIL).update(verified=True)
 
     page.goto(f"{live_server.url}/accounts/api-token/")
     assert "no longer works" not in page.inner_text("main")

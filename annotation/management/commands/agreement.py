@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import json
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from annotation.models import Campaign
 from annotation.reports import AC1_NOTE, agreement_details, row_for
+from config.commands import DATASET_HELP, ProjectCommand
 from evaluation.models import Dataset
 
 JSON_KEYS = ("n", "percent_agreement", "kappa", "kappa_ci_low", "kappa_ci_high", "alpha", "ac1")
 
 
-class Command(BaseCommand):
+class Command(ProjectCommand):
     help = "Print inter-annotator agreement per language (κ with 95% CI, % agreement, α, Gwet's AC1)."
 
     def add_arguments(self, parser):
-        parser.add_argument("--dataset", help="name@version; default: the one dataset with ratings.")
+        parser.add_argument(
+            "--dataset", metavar="NAME@VERSION", help=f"{DATASET_HELP} Default: the one dataset with ratings."
+        )
         parser.add_argument("--language", help="ISO 639-3 code, e.g. hin.")
         parser.add_argument("--json", action="store_true", help="JSON keyed by language code.")
 

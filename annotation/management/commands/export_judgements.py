@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from annotation.importing import export_campaigns
 from annotation.models import Campaign
+from config.commands import DATASET_HELP, ProjectCommand
 
 
-class Command(BaseCommand):
+class Command(ProjectCommand):
     help = (
         "Write each campaign's ratings to OUT_DIR as <Language>.csv (the validation format: id, "
         "ENG_indian_context, indian_context, expert_1, expert_2 …) and <Language>.json (with comments, "
@@ -19,7 +20,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("out_dir", type=Path)
-        parser.add_argument("--dataset", help="name@version; default: every dataset with campaigns.")
+        parser.add_argument(
+            "--dataset", metavar="NAME@VERSION", help=f"{DATASET_HELP} Default: every dataset with campaigns."
+        )
         parser.add_argument("--language", help="ISO 639-3 code, e.g. hin.")
         parser.add_argument("--campaign", type=int, help="One campaign by id.")
         parser.add_argument("--format", choices=["csv", "json", "both"], default="both")

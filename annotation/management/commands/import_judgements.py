@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from annotation.importing import JudgementImportError, import_judgements
+from config.commands import DATASET_HELP, ProjectCommand
 
 
-class Command(BaseCommand):
+class Command(ProjectCommand):
     help = (
         "Import judgements from validation CSVs (Hindi.csv … with expert_1, expert_2 columns) into one "
         "closed campaign per language. The items must have been imported with import_dataset. "
@@ -19,7 +20,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("directory", type=Path)
         parser.add_argument(
-            "--dataset", help="name@version of the dataset the items belong to (default: the one holding them)."
+            "--dataset",
+            metavar="NAME@VERSION",
+            help=f"{DATASET_HELP} The version the items belong to (default: the one holding them).",
         )
 
     def handle(self, *args, directory: Path, dataset: str | None = None, **options):

@@ -3,6 +3,11 @@
 The run goes through the very lifecycle a Celery worker gives it (evaluation/worker.py: pre-flight
 checks, the evaluation, retries of our own failures, the results-changed event when it is DONE),
 only in this process; this command adds the progress bars and the --output file.
+
+Bad input is refused before the run row is written: an unknown task, dataset or language, a
+selection the dataset cannot be evaluated on, a model folder that is not there or not a model, a
+Hub model the Hub does not have (or a Hub it cannot reach), and a model commit already evaluated on
+that version. Each is one line saying what to change, and the exit status is 1.
 """
 
 from __future__ import annotations
@@ -11,17 +16,23 @@ import json
 import socket
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.conf import settings
+from django.core.management.base import CommandError, CommandParser
 from django.utils import timezone
-from tqdm import tqdm
 
+from config.commands import DATASET_HELP, ProjectCommand, split_dataset
 from evaluation import worker
+from evaluation.engine import ENGINE_VERSION
+from evaluation.engine.backends import LexicalBackend
+from evaluation.engine.errors import DatasetError, HubUnreachableError, SubmitterError
 from evaluation.engine.lexical import LEXICAL_NAMES
+from evaluation.engine.progress_bars import ProgressBars
 from evaluation.engine.registry import TASK_IDS, TASKS
 from evaluation.engine.results import Details, Manifest
-from evaluation.execution import ensure_baseline_models, run_document
+from evaluation.engine.runner import plan_tasks
+from evaluation.execution import corpus_of, ensure_baseline_models, run_document
 from evaluation.models import Dataset, EmbeddingModel, Run
-from evaluation.preflight import is_local_reference
+from evaluation.preflight import check_hub_model, inspect_local_folder, is_local_reference, validate_reference
 
 
 def _split(value: str | None) -> list[str]:
@@ -35,7 +46,7 @@ def find_dataset(reference: str | None) -> Dataset:
         if reference.isdigit():
             found = Dataset.objects.filter(pk=int(reference)).first()
         elif "@" in reference:
-            name, version = reference.split("@", 1)
+            name, version = split_dataset(reference)
             found = Dataset.objects.filter(name=name, version=version).first()
         else:
             found = Dataset.objects.filter(name=reference).order_by("-created_at").first()
@@ -51,13 +62,59 @@ def find_dataset(reference: str | None) -> Dataset:
     return found
 
 
-class Command(BaseCommand):
+def model_reference(given: str) -> str:
+    """The model as the run names it: a path (./, ../, ~ or /, or an existing folder) made absolute."""
+    name = given.strip()
+    path = Path(name).expanduser()
+    if name.startswith((".", "/", "~")) or path.exists():
+        return str(path.resolve())
+    return name
+
+
+def model_commit(name: str, revision: str) -> str:
+    """The commit the run would be pinned to, after the pre-flight checks that need no weights.
+
+    Raises CommandError, in one line, for a model that cannot be evaluated or a Hub that cannot be reached.
+    """
+    try:
+        if name in LEXICAL_NAMES:
+            # A baseline's commit is the engine's description of its settings.
+            return LexicalBackend(name).revision
+        name = validate_reference(name)
+        if is_local_reference(name):
+            if revision:
+                raise CommandError("A model folder has no revision (its files' hash is used); leave out --revision.")
+            return inspect_local_folder(name).commit
+        return check_hub_model(
+            name, revision or None, endpoint=settings.HF_ENDPOINT, timeout=settings.HF_HUB_TIMEOUT_SECONDS
+        ).commit
+    except (SubmitterError, HubUnreachableError) as error:
+        raise CommandError(str(error)) from None
+
+
+def refuse_duplicate(name: str, commit: str, dataset: Dataset) -> None:
+    """The one duplicate rule (Run.pin), asked before the run exists rather than failing it afterwards."""
+    model = EmbeddingModel.objects.filter(name=name).first()
+    duplicate = model and Run.objects.duplicate_of(model, commit, dataset, ENGINE_VERSION)
+    if duplicate:
+        raise CommandError(
+            f"{name} at {commit[:12]} is already evaluated on {dataset.slug} by run {duplicate.pk} "
+            f"({duplicate.get_status_display()}); nothing was run."
+        )
+
+
+class Command(ProjectCommand):
     help = "Evaluate a model (Hugging Face id, local folder, 'bm25' or 'tfidf-char') on a dataset version."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--model", required=True, help="Hugging Face id, local folder, or bm25 / tfidf-char.")
         parser.add_argument("--revision", default="", help="Branch, tag or commit (hub models).")
-        parser.add_argument("--dataset", default=None, help="name@version or id (default: newest non-demo).")
+        parser.add_argument(
+            "--dataset",
+            default=None,
+            metavar="NAME@VERSION",
+            help=f"{DATASET_HELP} Or its id; default: the newest non-demo version with items.",
+        )
         parser.add_argument("--tasks", default="", help=f"Comma-separated subset of {','.join(TASK_IDS)}.")
         parser.add_argument("--languages", default="", help="Comma-separated ISO 639-3 codes, e.g. hin,tam.")
         parser.add_argument("--output", default=None, help="Write scores and manifest to this JSON file.")
@@ -73,9 +130,15 @@ class Command(BaseCommand):
         if options["batch_size"] is not None and options["batch_size"] < 1:
             raise CommandError("--batch-size must be at least 1.")
         dataset = find_dataset(options["dataset"])
-        name = options["model"].strip()
-        if Path(name).expanduser().exists():
-            name = str(Path(name).expanduser().resolve())
+        languages = _split(options["languages"])
+        try:
+            # The same checks the engine makes before it loads anything (languages, texts, alignment).
+            plan_tasks(tasks, corpus_of(dataset, languages))
+        except DatasetError as error:
+            raise CommandError(f"{error} Nothing was run.") from None
+        name = model_reference(options["model"])
+        revision = options["revision"].strip()
+        refuse_duplicate(name, model_commit(name, revision), dataset)
         if name in LEXICAL_NAMES:
             model = next(model for model in ensure_baseline_models() if model.name == name)
         else:
@@ -87,9 +150,9 @@ class Command(BaseCommand):
             model=model,
             dataset=dataset,
             origin=Run.Origin.RERUN,
-            revision=options["revision"],
+            revision=revision,
             tasks=tasks,
-            languages=_split(options["languages"]),
+            languages=languages,
             created_at=now,
             stage_timestamps={Run.Status.QUEUED: now.isoformat()},
             note="manage.py evaluate",
@@ -114,8 +177,14 @@ class Command(BaseCommand):
         would after its back-off, with the batch size the worker chose; the worker's attempt limit holds.
         """
         here = f"manage.py evaluate@{socket.gethostname()}"
-        if worker.run_preflight(run.pk, worker=here, echo=bars) != worker.PASSED:
-            return
+        while True:
+            try:
+                if worker.run_preflight(run.pk, worker=here, echo=bars) != worker.PASSED:
+                    return
+                break
+            except worker.RetryLater as retry:
+                # The run is back in the queue; the worker's limit on pre-flight tries fails it in the end.
+                self.stderr.write(f"Retrying the pre-flight checks: {retry}")
         while True:
             try:
                 worker.run_evaluation(
@@ -148,23 +217,3 @@ class Command(BaseCommand):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(document, indent=2, ensure_ascii=False), encoding="utf-8")
         self.stdout.write(f"Wrote {len(document['scores'])} scores to {path}")
-
-
-class ProgressBars:
-    """One tqdm bar per stage, fed by the worker's progress reports (which also go to the run row)."""
-
-    def __init__(self, stream) -> None:
-        self.stream = stream
-        self.bars: dict[str, tqdm] = {}
-
-    def __call__(self, stage: str, fraction: float, detail: str) -> None:
-        bar = self.bars.get(stage)
-        if bar is None:
-            self.close()
-            bar = self.bars[stage] = tqdm(total=100, desc=stage.lower(), unit="%", file=self.stream)
-        bar.n = round(100 * fraction, 1)
-        bar.set_postfix_str(detail, refresh=True)
-
-    def close(self) -> None:
-        for bar in self.bars.values():
-            bar.close()

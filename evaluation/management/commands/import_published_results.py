@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from tqdm import tqdm
 
+from config.commands import ProjectCommand
 from evaluation.published import PublishedResultError
 from evaluation.published_import import import_published_results
 
 
-class Command(BaseCommand):
+class Command(ProjectCommand):
     help = (
         "Import the reference implementation's published results (folders '<task>-<model>' of JSON files) "
         "as one published run per model on the full benchmark (nirdesha 1.0). Re-importing replaces them."

@@ -18,8 +18,9 @@ import json
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
+from config.commands import BY_HELP, DATASET_HELP, ProjectCommand, split_dataset, staff_member
 from evaluation.engine import ENGINE_VERSION
 from evaluation.execution import BASELINE_MODELS, ensure_baseline_models
 from evaluation.gpu_estimate import Observation, Rate, duration, gpu_seconds, measured_rate
@@ -47,8 +48,8 @@ def catalogue(models: str) -> list[str]:
 
 def find_version(reference: str) -> Dataset:
     """NAME@VERSION of a version whose items are here; anything else is refused with the known versions."""
-    name, at, version = reference.partition("@")
-    found = Dataset.objects.filter(name=name, version=version).first() if at else None
+    name, version = split_dataset(reference)
+    found = Dataset.objects.filter(name=name, version=version).first() if name and version else None
     if found is None:
         known = ", ".join(dataset.slug for dataset in Dataset.objects.order_by("name", "version")) or "none yet"
         raise CommandError(f"No benchmark version {reference!r} (give NAME@VERSION). Known versions: {known}.")
@@ -84,32 +85,32 @@ def known_parameters(name: str) -> int | None:
     return stored or (entry.parameter_count if entry else None)
 
 
-def staff_submitter(email: str | None):
-    users = get_user_model().objects.filter(is_active=True, is_staff=True)
-    if email:
-        user = users.filter(email__iexact=email).first()
-        if user is None:
-            raise CommandError(f"No active staff account with the e-mail address {email!r}.")
-        return user
-    user = users.order_by("-is_superuser", "pk").first()
+def staff_submitter(username: str | None):
+    """The staff account named by --by, else the first administrator."""
+    chosen = staff_member(username, required=False)
+    if chosen is not None:
+        return chosen
+    user = get_user_model().objects.filter(is_active=True, is_staff=True).order_by("-is_superuser", "pk").first()
     if user is None:
         raise CommandError("No staff account to submit as; create one first (manage.py createsuperuser).")
     return user
 
 
-class Command(BaseCommand):
+class Command(ProjectCommand):
     help = "Queue the paper's eight models and/or the lexical baselines on a benchmark version, as staff submissions."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--dataset", required=True, help="The version, as NAME@VERSION (e.g. nirdesha@1.0).")
+        parser.add_argument("--dataset", required=True, metavar="NAME@VERSION", help=DATASET_HELP)
         parser.add_argument("--models", choices=SETS, default="all", help="Which models: paper, baselines or all.")
         parser.add_argument("--dry-run", action="store_true", help="Say what would be queued; queue nothing.")
-        parser.add_argument("--submitter", help="E-mail of the staff account to submit as (default: first admin).")
+        parser.add_argument(
+            "--by", metavar="USERNAME", help=f"{BY_HELP} The runs are submitted as them (default: the first admin)."
+        )
 
     def handle(self, *args: object, **options) -> None:
         dataset = find_version(options["dataset"])
         names = catalogue(options["models"])
-        user = staff_submitter(options.get("submitter"))
+        user = staff_submitter(options.get("by"))
         dry_run = options["dry_run"]
         texts = 2 * Item.objects.filter(dataset=dataset).count()
         rate = gpu_rate()

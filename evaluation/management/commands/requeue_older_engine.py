@@ -7,27 +7,25 @@ engine is reported and skipped; the older runs stay, marked, until staff remove 
 
 from __future__ import annotations
 
-from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from config.commands import BY_HELP, ProjectCommand, staff_member
 from evaluation.engine import ENGINE_VERSION
 from evaluation.models import Run
 from evaluation.outbox import BrokerUnavailable
 from evaluation.submissions import SubmissionRefused, requeue_on_current_engine
 
 
-class Command(BaseCommand):
+class Command(ProjectCommand):
     help = f"Queue older-engine re-runs again on the current engine ({ENGINE_VERSION}), all or one model's."
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--model", help="Only this model's runs (its name, e.g. intfloat/multilingual-e5-base).")
-        parser.add_argument("--by", required=True, help="Username of the staff member re-queueing them.")
+        parser.add_argument("--by", required=True, metavar="USERNAME", help=BY_HELP)
         parser.add_argument("--dry-run", action="store_true", help="List the runs without queueing anything.")
 
     def handle(self, *args: object, model: str | None = None, by: str = "", dry_run: bool = False, **options) -> None:
-        user = get_user_model().objects.filter(username=by).first()
-        if user is None or not user.is_staff:
-            raise CommandError(f"{by!r} is not a staff account; only staff may re-queue runs.")
+        user = staff_member(by)
         runs = Run.objects.older_engine().order_by("pk")
         if model:
             runs = runs.filter(model__name=model)

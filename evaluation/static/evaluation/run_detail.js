@@ -9,6 +9,15 @@
   const el = (id) => document.getElementById(id);
   const POLL_MS = 2000;
 
+  // The same words as the page's first render (leaderboard_tags.duration_words): "45 s", "3 min", "1 h 5 min".
+  function words(seconds) {
+    seconds = Math.max(0, Math.round(seconds));
+    if (seconds < 60) return seconds + " s";
+    const minutes = Math.round(seconds / 60);
+    if (minutes < 60) return minutes + " min";
+    return Math.floor(minutes / 60) + " h " + (minutes % 60) + " min";
+  }
+
   function render(run) {
     const status = el("run-status");
     status.textContent = run.status_label;
@@ -17,6 +26,9 @@
     el("run-queue").textContent = run.queue_position ? "· position " + run.queue_position + " in the queue" : "";
     el("run-progress").value = run.progress;
     el("run-percent").textContent = Math.round(run.progress) + "%";
+    el("run-elapsed").textContent = run.elapsed_seconds == null ? "" : words(run.elapsed_seconds) + " since it started";
+    el("run-estimate").textContent = run.stage_remaining_seconds == null
+      ? "" : "· about " + words(run.stage_remaining_seconds) + " left in this stage, at its pace so far";
     const message = el("run-message");
     message.hidden = !run.message;
     message.classList.toggle("failed", Boolean(run.failure_category));

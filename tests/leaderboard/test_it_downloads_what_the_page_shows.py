@@ -1,0 +1,106 @@
+"""Every download is the table on the page, read in a browser: the same rows in the same order, for the
+view's own state (filters, model, task, metric, pair, runs, sort), with documented columns pandas reads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas
+import pytest
+
+from evaluation.models import Run
+from leaderboard.export_vocabulary import describe
+from tests.leaderboard.figures import assert_figures_drawn
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def download(page, link, tmp_path: Path) -> Path:
+    with page.expect_download(timeout=60_000) as info:
+        link.click()
+    target = tmp_path / info.value.suggested_filename
+    info.value.save_as(target)
+    return target
+
+
+def read(path: Path) -> pandas.DataFrame:
+    """The CSV as pandas reads it, after checking it starts with the byte-order mark and every column is documented."""
+    assert path.read_bytes().startswith(b"\xef\xbb\xbf")
+    frame = pandas.read_csv(path, encoding="utf-8-sig")
+    undocumented = [column for column in frame.columns if describe(column) is None]
+    assert not undocumented, undocumented
+    return frame
+
+
+def shown_runs(page, selector: str) -> list[int]:
+    return [int(value) for value in page.locator(selector).evaluate_all("rows => rows.map(r => r.dataset.run)")]
+
+
+def test_it_downloads_the_crosslingual_view_with_its_model_task_metric_and_sort(page, live_server, published, tmp_path):
+    bge = Run.objects.get(model__name="BAAI/bge-m3")
+    # Not the first cross-lingual task, not its main metric, not the model shown by default, sorted by a column.
+    page.goto(f"{live_server.url}/crosslingual/?run={bge.pk}&task=t3x&metric=mrr@10&sort=-cross_script")
+    assert_figures_drawn(page)
+    rows = shown_runs(page, "#split-rows tr[data-run]")
+    assert len(rows) == 8
+    frame = read(download(page, page.locator("#exports-models a", has_text="CSV"), tmp_path))
+    assert list(frame["run_id"]) == rows
+    assert set(frame["task"]) == {"t3x"} and set(frame["metric"]) == {"mrr@10"}
+    values = list(frame["cross_script"].dropna())
+    assert values == sorted(values, reverse=True)
+
+    # The heatmap's own download: the shown model's pairs, one line per off-diagonal cell with a value.
+    cells = page.evaluate(
+        """() => {
+          const figure = document.querySelector('[data-figure=figure-heatmap]').data[0];
+          return figure.z.flatMap((row, i) => row.filter((v, j) => i !== j && v !== null)).length;
+        }"""
+    )
+    pairs = read(download(page, page.locator("#exports-pairs a", has_text="CSV"), tmp_path))
+    assert len(pairs) == cells > 0
+    assert set(pairs["run_id"]) == {bge.pk} and set(pairs["metric"]) == {"mrr@10"} and set(pairs["task"]) == {"t3x"}
+    assert {"query_language", "document_language", "ci_low", "ci_high"} <= set(pairs.columns)
+
+
+def test_it_downloads_the_pair_ranking(page, live_server, published, tmp_path):
+    page.goto(f"{live_server.url}/crosslingual/?query_language=tam&document_language=hin")
+    rows = shown_runs(page, "#pair-table tbody tr[data-run]")
+    assert len(rows) >= 2
+    frame = read(download(page, page.locator("#exports-pair_view a", has_text="CSV"), tmp_path))
+    assert list(frame["run_id"]) == rows
+    assert set(frame["query_language"]) == {"tam"} and set(frame["document_language"]) == {"hin"}
+    ranked = frame[frame["block"] == "ranked"]
+    assert ranked["rank_best"].notna().all() and (ranked["ci_low"] <= ranked["value"]).all()
+
+
+def test_it_downloads_the_compared_runs(page, live_server, published, tmp_path):
+    chosen = list(Run.objects.filter(dataset__name="nirdesha").order_by("-pk")[:2])
+    page.goto(f"{live_server.url}/compare/?runs={chosen[0].pk}&runs={chosen[1].pk}")
+    rows = shown_runs(page, "#compare-table tbody tr[data-run]")
+    assert rows == [chosen[0].pk, chosen[1].pk]
+    frame = read(download(page, page.locator("#exports-compare a", has_text="CSV"), tmp_path))
+    assert list(frame["run_id"]) == rows
+    assert {"t1_recall@1", "t1_recall@1_ci_low", "t1_recall@1_ci_high"} <= set(frame.columns)
+    differences = read(download(page, page.locator("#exports-differences a", has_text="CSV"), tmp_path))
+    assert len(differences) == page.locator("#difference-table tbody tr").count() > 0
+    assert set(differences["run_a"]) == {chosen[0].pk} and set(differences["run_b"]) == {chosen[1].pk}
+
+
+def test_it_downloads_the_filtered_and_sorted_overview(page, live_server, published, tmp_path):
+    page.goto(f"{live_server.url}/?script=Deva&sort=-params")
+    traces = assert_figures_drawn(page)
+    # The performance-against-size chart: one trace (one colour) per ranked model with a known size.
+    assert traces["figure-size"] >= 2
+    rows = shown_runs(page, "#overview-table tbody tr[data-run]")
+    target = download(page, page.locator("#exports-overview a", has_text="CSV"), tmp_path)
+    assert target.name == "nirdesha-1.0-overview-script-deva_sort-params.csv"
+    frame = read(target)
+    assert list(frame["run_id"]) == rows and len(rows) == 8
+    assert (frame["t1_recall@1_expected"] == 2).all()
+
+
+def test_it_downloads_a_sentence_for_an_empty_selection(client, published):
+    response = client.get("/?q=no-such-model-anywhere&format=csv")
+    body = response.content.decode("utf-8-sig")
+    assert body.startswith("No rows: nothing on this page matches the chosen filters")
+    assert "run_id" not in body

@@ -1,0 +1,211 @@
+"""Nirdesha in the real mteb (2.26.24): a version's files define its mteb tasks, the site's MTEB exports validate
+against them, and mteb's figures for all-MiniLM-L6-v2 on the validation sample equal the engine's."""
+
+from __future__ import annotations
+
+import io
+import math
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+
+from evaluation.engine.registry import TASKS
+from evaluation.models import Dataset, EmbeddingModel, Score
+from leaderboard.mteb_tasks import nirdesha_tasks, read_corpus
+from tests.engine.reference_outputs import load as recorded_engine_figures
+from tests.engine.reference_outputs import validation_corpus
+from tests.factories import FIVE, make_run
+from tests.minilm_cache import MINILM_GROUP
+from tests.validation import create_validation_dataset
+
+pytestmark = pytest.mark.django_db
+
+VALIDATION_TASKS = ["NirdeshaValidationT1", "NirdeshaValidationT2", "NirdeshaValidationT3", "NirdeshaValidationT3x"]
+MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+# mteb and the engine define these alike for full-pool retrieval with one relevant document a query.
+SHARED_METRICS = ("recall@1", "recall@5", "recall@10", "mrr@10")
+
+
+def unzip(content: bytes, folder: Path) -> Path:
+    zipfile.ZipFile(io.BytesIO(content)).extractall(folder)
+    return folder
+
+
+@pytest.fixture
+def validation(client, tmp_path) -> tuple[Dataset, Path]:
+    """The validation sample imported as nirdesha-validation 1.0 and downloaded from its files.zip."""
+    dataset = create_validation_dataset(name="nirdesha-validation", version="1.0")
+    response = client.get(reverse("leaderboard:dataset_files", args=[dataset.pk]))
+    assert response.status_code == 200
+    assert response["Content-Disposition"] == 'attachment; filename="nirdesha-validation-1.0.zip"'
+    return dataset, unzip(response.content, tmp_path / "files") / "nirdesha-validation-1.0"
+
+
+@pytest.mark.slow
+def test_a_versions_files_define_its_mteb_tasks(validation):
+    dataset, folder = validation
+    tasks = nirdesha_tasks(folder)
+    assert [task.metadata.name for task in tasks] == VALIDATION_TASKS
+    t1, t2, _, t3x = tasks
+    assert all(task.metadata.main_score == "recall_at_1" and task.metadata.eval_splits == ["test"] for task in tasks)
+    assert all(task.metadata.dataset["revision"] == "nirdesha-validation@1.0" for task in tasks)
+    assert sorted(t1.hf_subsets) == sorted(FIVE) and t1.metadata.eval_langs["urd"] == ["urd-Arab"]
+    assert len(t2.hf_subsets) == 20 and t3x.metadata.eval_langs["hin-urd"] == ["hin-Deva", "urd-Arab"]
+    # Roles as the engine's: T1 asks with personas among instructions, T3 the other way round.
+    t1.load_data()
+    hin = t1.dataset["hin"]["test"]
+    corpus = validation_corpus()
+    assert list(hin["queries"]["text"]) == list(corpus.languages["hin"].personas)
+    assert list(hin["corpus"]["text"]) == list(corpus.languages["hin"].instructions)
+    assert hin["relevant_docs"]["q1"] == {"d1": 1}
+    # The files hold every item of the version, exactly: the engine reads the same corpus from them.
+    exported = read_corpus(folder)
+    assert {code: language.personas for code, language in exported.languages.items()} == {
+        code: language.personas for code, language in corpus.languages.items()
+    }
+    assert sum(1 for _ in folder.glob("nirdesha_*.jsonl")) == 6 and (folder / "nirdesha_eng_Latn.jsonl").is_file()
+    # And the importer reads them back as a version.
+    call_command("import_dataset", str(folder), "--dataset", "@round-trip", stdout=io.StringIO())
+    copy = Dataset.objects.get(name="nirdesha-validation", version="round-trip")
+    assert copy.items.count() == dataset.items.count()
+
+
+def test_the_demo_exports_under_task_names_of_its_own(client, tmp_path):
+    call_command("load_demo", "--no-baselines", "--no-shared", stdout=io.StringIO())
+    demo = Dataset.objects.get(is_demo=True)
+    files = reverse("leaderboard:dataset_files", args=[demo.pk])
+    # The version's page offers its files.
+    assert f'href="{files}"' in client.get(reverse("leaderboard:dataset_detail", args=[demo.pk])).content.decode()
+    content = client.get(files).content
+    (folder,) = unzip(content, tmp_path).iterdir()
+    assert [task.metadata.name for task in nirdesha_tasks(folder)] == [
+        "NirdeshaDemoT1",
+        "NirdeshaDemoT2",
+        "NirdeshaDemoT3",
+        "NirdeshaDemoT3x",
+    ]
+    run = make_run(demo, "bm25", kind="lexical", languages=("hin", "urd"))
+    names = zipfile.ZipFile(io.BytesIO(client.get(f"/results/{run.pk}/mteb.zip").content)).namelist()
+    assert {name.rsplit("/", 1)[1] for name in names} >= {"NirdeshaDemoT1.json", "NirdeshaDemoT4.json"}
+
+
+def test_a_version_without_items_has_no_files(client):
+    from tests.factories import make_dataset
+
+    published = make_dataset("nirdesha", "1.0")
+    assert client.get(reverse("leaderboard:dataset_files", args=[published.pk])).status_code == 404
+
+
+def test_the_sites_mteb_exports_load_in_mteb_validated_and_by_model_name(client, validation, tmp_path):
+    from mteb.cache import ResultCache
+
+    dataset, folder = validation
+    tasks = nirdesha_tasks(folder)
+    bm25 = make_run(dataset, "bm25", kind="lexical")
+    minilm = make_run(dataset, "/opt/models/all-MiniLM-L6-v2", display_name="all-MiniLM-L6-v2 (reference)")
+    EmbeddingModel.objects.filter(pk=minilm.model_id).update(is_local=True, hub_url=f"https://huggingface.co/{MINILM}")
+    cache = tmp_path / "mteb-cache"
+    for run in (bm25, minilm):
+        unzip(client.get(f"/results/{run.pk}/mteb.zip").content, cache / "results")
+    # Each folder bears the name its model_meta.json gives.
+    assert sorted(path.name for path in (cache / "results").iterdir()) == [
+        "nirdesha-baselines__bm25",
+        "sentence-transformers__all-MiniLM-L6-v2",
+    ]
+    for run, name in ((bm25, "nirdesha-baselines/bm25"), (minilm, MINILM)):
+        loaded = ResultCache(cache).load_results(
+            models=[name], tasks=tasks, validate_and_filter=True, include_remote=False
+        )
+        (model,) = loaded.model_results
+        assert model.model_name == name
+        by_task = {result.task_name: result for result in model.task_results}
+        assert sorted(by_task) == VALIDATION_TASKS
+        for task_name, result in by_task.items():
+            task_id = task_name.removeprefix("NirdeshaValidation").lower()
+            subsets = result.scores["test"]
+            # Every subset of the task is there (a missing one would be NaN after validation), with the site's value.
+            assert len(subsets) == len(next(t for t in tasks if t.metadata.name == task_name).hf_subsets)
+            for subset in subsets:
+                source, _, target = subset["hf_subset"].partition("-")
+                stored = Score.objects.get(
+                    run=run, task=task_id, source_id=source, target_id=target or None, metric=TASKS[task_id].main_metric
+                )
+                assert not math.isnan(subset["main_score"]) and subset["main_score"] == stored.value
+
+
+class EngineEmbeddings:
+    """all-MiniLM-L6-v2 for mteb, as the engine encodes it (float64 on the CPU, unit vectors rounded to float32).
+
+    mteb does everything else: the retrieval, its ranking and its metrics. The embeddings are the ones the
+    engine's run used (the shared MiniLM cache of the validation sample, tests/minilm_cache.py), so that the
+    figures compare the tasks' and the metrics' definitions, not two forward passes.
+    """
+
+    def __init__(self, cache_root: Path) -> None:
+        import mteb
+        from mteb.models.abs_encoder import AbsEncoder
+
+        from evaluation.engine.backends import load_backend
+        from evaluation.engine.cache import text_key
+        from tests.fakes.models import minilm_path
+
+        self.backend = load_backend(str(minilm_path()), cache_root=cache_root, device="cpu").backend
+        self.text_key = text_key
+        backend = self.backend
+
+        class Encoder(AbsEncoder):
+            mteb_model_meta = mteb.get_model_meta(MINILM)
+
+            def __init__(self) -> None:
+                pass
+
+            def encode(self, inputs, *, task_metadata, hf_split, hf_subset, prompt_type=None, **kwargs):
+                texts = [text for batch in inputs for text in batch["text"]]
+                vectors = backend.cache.get([text_key(text) for text in texts])
+                assert vectors.shape == (len(texts), 384)
+                return vectors
+
+        self.encoder = Encoder()
+
+
+@pytest.mark.slow
+@MINILM_GROUP
+def test_mtebs_figures_for_minilm_equal_the_engines(validation, minilm_cache):
+    import mteb
+    from mteb.models.sentence_transformer_wrapper import SentenceTransformerEncoderWrapper
+
+    from tests.fakes.models import minilm_path
+
+    _, folder = validation
+    engine = EngineEmbeddings(minilm_cache)
+    # The embeddings are all-MiniLM-L6-v2's as mteb loads it from the package folder (float32 there).
+    sample = list(validation_corpus().languages["hin"].personas[:8])
+    wrapper = SentenceTransformerEncoderWrapper(str(minilm_path()), device="cpu")
+    theirs = wrapper.model.encode(sample, normalize_embeddings=True)
+    ours = engine.backend.cache.get([engine.text_key(text) for text in sample])
+    assert np.abs(theirs - ours).max() < 1e-5
+
+    results = mteb.evaluate(engine.encoder, nirdesha_tasks(folder), cache=None)
+    recorded = {(task, source, target, metric): value for task, source, target, metric, value, *_ in
+                recorded_engine_figures("minilm")["scores"]}  # fmt: skip
+    compared = 0
+    differences = []
+    for result in results.task_results:
+        task_id = result.task_name.removeprefix("NirdeshaValidation").lower()
+        for subset in result.scores["test"]:
+            source, _, target = subset["hf_subset"].partition("-")
+            for metric in SHARED_METRICS:
+                theirs_value = subset[metric.replace("@", "_at_")]
+                engines = recorded[(task_id, source, target or None, metric)]
+                # mteb rounds Recall@k (not MRR) to 5 decimals (mteb/_evaluators/retrieval_metrics.py).
+                if metric.startswith("recall"):
+                    engines = round(engines, 5)
+                compared += 1
+                if abs(theirs_value - engines) > 1e-6:
+                    differences.append((task_id, subset["hf_subset"], metric, theirs_value, engines))
+    assert compared == 4 * (5 + 20) * 2
+    assert differences == []
