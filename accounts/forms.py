@@ -50,3 +50,17 @@ class DisplayNameForm(forms.Form):
         if "@" in name:
             raise forms.ValidationError("A display name may not be an e-mail address.")
         return name
+
+
+class HubTokenForm(forms.Form):
+    """A Hugging Face access token, used once to ask the Hub whose it is, then discarded."""
+
+    token = forms.CharField(
+        label="Hugging Face access token",
+        strip=True,
+        max_length=200,
+        widget=forms.PasswordInput(attrs={"autocomplete": "off"}),
+        help_text=(
+            "A read token from huggingface.co/settings/tokens. We ask the Hub whose it is and keep only the answer."
+        ),
+    )

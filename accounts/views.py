@@ -1,16 +1,21 @@
-"""The API token page: a signed-in person sees, creates or replaces their DRF token."""
+"""A signed-in person's own pages: their API token, their display name, their linked Hugging Face account."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
+from django.views.decorators.debug import sensitive_post_parameters
 from rest_framework.authtoken.models import Token
 
-from accounts.forms import DisplayNameForm
+from accounts.forms import DisplayNameForm, HubTokenForm
+from accounts.models import HubAccount
+from evaluation.engine import hub
+from evaluation.engine.errors import HubUnreachableError, SubmitterError
 from evaluation.people import public_person_name
 
 
@@ -42,3 +47,31 @@ def display_name(request: HttpRequest) -> HttpResponse:
         messages.success(request, f"Others now see you as “{public_person_name(request.user)}”.")
         return redirect("accounts:display_name")
     return render(request, "account/display_name.html", {"form": form, "shown_as": public_person_name(request.user)})
+
+
+@never_cache
+@login_required
+@sensitive_post_parameters("token")
+def hub_account(request: HttpRequest) -> HttpResponse:
+    """Link the Hugging Face account whose models one owns: the Hub says whose a pasted token is.
+
+    A run of a pull request or another branch stands for a model on the board only when its owner (or
+    staff) submitted it; the Hub's answer for the token is what makes a person the owner."""
+    form = HubTokenForm(request.POST or None)
+    if request.method == "POST" and request.POST.get("action") == "unlink":
+        HubAccount.objects.filter(user=request.user).delete()
+        messages.success(request, "Your Hugging Face account is no longer linked.")
+        return redirect("accounts:hub_account")
+    if request.method == "POST" and form.is_valid():
+        try:
+            identity = hub.whoami(form.cleaned_data["token"], endpoint=settings.HF_ENDPOINT)
+        except (SubmitterError, HubUnreachableError) as error:
+            form.add_error("token", str(error))
+        else:
+            HubAccount.objects.update_or_create(
+                user=request.user, defaults={"name": identity.name, "organisations": list(identity.organisations)}
+            )
+            messages.success(request, f"Linked to the Hugging Face account “{identity.name}”.")
+            return redirect("accounts:hub_account")
+    account = HubAccount.objects.filter(user=request.user).first()
+    return render(request, "account/hub_account.html", {"form": form, "account": account})

@@ -15,6 +15,7 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts.models import hub_identity_of
 from evaluation import outbox
 from evaluation.engine import ENGINE_VERSION, hub
 from evaluation.engine.baselines import LEXICAL_NAMES
@@ -121,9 +122,11 @@ def check_model(user, model: str, revision: str = "") -> ModelCheck:
                 timeout=settings.HF_HUB_TIMEOUT_SECONDS,
             )
             if not user.is_staff:
-                # Staff's runs stand for their model whatever the revision; anyone else's only at a
-                # tag or a commit the model's main branch has merged.
-                check.on_main_history = hub.is_on_main_history(
+                # Staff's runs stand for their model whatever the revision, and so do its owner's (the
+                # Hub account they linked owns the model's namespace, as the Hub spells it); anyone
+                # else's only at a tag or a commit the model's main branch has merged.
+                identity = hub_identity_of(user)
+                check.on_main_history = (identity is not None and identity.owns(check.name)) or hub.is_on_main_history(
                     check.name, revision.strip() or None, check.commit, endpoint=settings.HF_ENDPOINT
                 )
         enforce_size(check, max_bytes=settings.SUBMISSION_MAX_MODEL_BYTES)

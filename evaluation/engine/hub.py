@@ -20,7 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evaluation.engine.errors import HubUnreachableError, ModelLoadError, ModelNotFoundError, ModelRejected
+from evaluation.engine.errors import (
+    HubUnreachableError,
+    ModelLoadError,
+    ModelNotFoundError,
+    ModelRejected,
+    SubmitterError,
+)
 
 ProgressCallback = Callable[[str, float, str], None]
 
@@ -213,6 +219,44 @@ def is_on_main_history(repo_id: str, revision: str | None, commit: str, *, endpo
         return any(
             entry.commit_id == commit for entry in api.list_repo_commits(repo_id, revision=constants.DEFAULT_REVISION)
         )
+
+
+@dataclass(frozen=True)
+class HubIdentity:
+    """Who a Hub access token belongs to, as the Hub reports it: a user name and its organisations."""
+
+    name: str
+    organisations: tuple[str, ...] = ()
+
+    def owns(self, repo_id: str) -> bool:
+        """Whether the namespace of `repo_id` (as the Hub spells it) is this user or one of its organisations."""
+        namespace = repo_id.split("/", 1)[0].casefold() if "/" in repo_id else ""
+        return bool(namespace) and namespace in {self.name.casefold(), *(o.casefold() for o in self.organisations)}
+
+
+def whoami(token: str, *, endpoint: str | None = None) -> HubIdentity:
+    """Ask the Hub whose token this is. The token is used for this one request and kept nowhere."""
+    from huggingface_hub import HfApi
+    from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
+
+    try:
+        answer = HfApi(endpoint=endpoint or default_endpoint()).whoami(token=token)
+    except HfHubHTTPError as error:
+        status = getattr(getattr(error, "response", None), "status_code", None)
+        if status in (400, 401, 403):
+            raise SubmitterError(
+                "The Hub did not accept this token. Create a read token at huggingface.co/settings/tokens "
+                "and paste it whole."
+            ) from None
+        raise HubUnreachableError(UNREACHABLE_MESSAGE) from error
+    except Exception as error:
+        if isinstance(error, OfflineModeIsEnabled) or _is_network_error(error):
+            raise HubUnreachableError(UNREACHABLE_MESSAGE) from error
+        raise
+    if answer.get("type", "user") != "user" or not answer.get("name"):
+        raise SubmitterError("This token does not belong to a Hub user; use a personal access token.")
+    organisations = tuple(str(org["name"]) for org in answer.get("orgs") or [] if org.get("name"))
+    return HubIdentity(name=str(answer["name"]), organisations=organisations)
 
 
 def cached_snapshot(repo_id: str, revision: str | None = None) -> Path:

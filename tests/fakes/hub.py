@@ -87,6 +87,8 @@ class FakeRepo:
 class FakeHub:
     def __init__(self) -> None:
         self.repos: dict[str, FakeRepo] = {}
+        # Access tokens the Hub knows, with the user each belongs to: (name, organisations).
+        self.tokens: dict[str, tuple[str, list[str]]] = {}
         self.requests: list[str] = []
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         # shutdown() waits for the serving loop's next poll; the default half second adds up over the suite.
@@ -146,6 +148,8 @@ class FakeHub:
                 parts = [unquote(part) for part in path.split("/") if part]
                 if parts[:2] == ["api", "models"]:
                     return self._model_info(parts[2:])
+                if parts == ["api", "whoami-v2"]:
+                    return self._whoami()
                 if len(parts) >= 5 and parts[2] == "resolve":
                     return self._resolve(parts)
                 return self._error(404, "EntryNotFound", f"no route {path}")
@@ -167,6 +171,13 @@ class FakeHub:
                 if commit is None:
                     return self._error(404, "RevisionNotFound", f"Invalid rev id: {revision}")
                 self._json({**repo.info(commit), "id": repo_id})
+
+            def _whoami(self) -> None:
+                token = self.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+                if token not in hub.tokens:
+                    return self._error(401, "", "Invalid credentials in Authorization header")
+                name, organisations = hub.tokens[token]
+                self._json({"type": "user", "name": name, "orgs": [{"type": "org", "name": o} for o in organisations]})
 
             def _refs(self, repo: FakeRepo) -> None:
                 def ref(name: str, kind: str, commit: str) -> dict:
