@@ -7,12 +7,13 @@ for the person, and then nothing was written.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from accounts.models import hub_identity_of
@@ -234,6 +235,21 @@ def _lock_submitter(user) -> None:
     get_user_model().objects.select_for_update().only("pk").get(pk=user.pk)
 
 
+def _lock_client_network(network: str) -> None:
+    """Serialise submissions from one client network, so that its quota count cannot be raced either.
+
+    Locking each person's row does not stop eight people behind one address from counting the same
+    runs at once (seven of them were accepted against a quota of three). PostgreSQL takes a
+    transaction-scoped advisory lock on the network; SQLite's IMMEDIATE transactions already serialise
+    every writer. The lock is taken after the person's, always in that order, so two never deadlock.
+    """
+    if not network or connection.vendor != "postgresql":
+        return
+    digest = hashlib.blake2b(f"submission-quota:{network}".encode(), digest_size=8).digest()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [int.from_bytes(digest, "big", signed=True)])
+
+
 def _record_run(
     model: EmbeddingModel,
     dataset: Dataset,
@@ -333,6 +349,8 @@ def submit(user, submission: Submission) -> Run:
     try:
         with transaction.atomic():
             _lock_submitter(user)
+            if limited:
+                _lock_client_network(client_network(submission.client_address))
             if limited and submissions_left(user, submission.client_address) <= 0:
                 raise _quota_refusal()
             # One row per model whatever the case of its id: the row already there keeps its spelling.
