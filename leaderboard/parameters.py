@@ -72,12 +72,31 @@ FORM_CHOICES: dict[str, frozenset[str]] = {
 }
 
 
+# A model search is free text: every spelling would be a cache entry of its own, so a loop of made-up
+# searches could flush the page cache. It is written one way (case-folded, each word once, in order,
+# at most this many words) and a search that finds no model on any version is answered uncached.
+SEARCH_WORDS = 5
+
+
+def canonical_search(text: str) -> str:
+    """'E5  large e5' -> 'e5 large': the search the runs are matched with (any case, every word)."""
+    return " ".join(list(dict.fromkeys(text.casefold().split()))[:SEARCH_WORDS])
+
+
+def search_finds_nothing(params: QueryDict) -> bool:
+    """Whether the page's model search matches no model on the board of any version (not worth caching)."""
+    search = params.get("q", "")
+    return bool(search) and not Run.objects.on_board().matching(search).exists()
+
+
 def normalised(params: QueryDict) -> QueryDict:
-    """The parameters with the values pages ignore dropped, and `common` written one way ("on")."""
+    """The parameters with the values pages ignore dropped, `common` written one way ("on"), the search canonical."""
     kept = QueryDict(mutable=True)
     for key in params:
         values = params.getlist(key)
-        if key in SILENT:
+        if key == "q":
+            values = [search for search in (canonical_search(value) for value in values[:1]) if search]
+        elif key in SILENT:
             values = [value for value in values if SILENT[key](value)]
         elif key == "common":
             # A checkbox: "false" (any case) is off and every other value on, as Django's CheckboxInput reads it.

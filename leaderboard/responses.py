@@ -25,7 +25,7 @@ from evaluation.engine.registry import METRICS
 from evaluation.safe_text import csv_text
 from leaderboard.cache import generation_key, get_or_rebuild, latest_key
 from leaderboard.pages.selection import FILTER_PARAMS, ExportTable, Page
-from leaderboard.parameters import invalid_filters, normalised
+from leaderboard.parameters import invalid_filters, normalised, search_finds_nothing
 
 EXPORT_FORMATS = ("csv", "json")
 # The filter chips ask for the page's main content only (no header, footer, styles or scripts) with
@@ -210,6 +210,10 @@ def public_page(request: HttpRequest, name: str, template: str, build: Callable[
         # The page reports the refused filter values; it is built for this request alone, never cached.
         payload = page_payload(build, name, template, fmt, request.GET)
         return _respond(request, payload, fragment, status=400)
+    if search_finds_nothing(request.GET):
+        # A search that finds nothing anywhere is a cheap page (no rows) and, made up, would be a cache
+        # entry of its own per spelling: it is built for this request alone.
+        return _respond(request, page_payload(build, name, template, fmt, request.GET), fragment)
     query = canonical_query(request)
     # Most visitors are anonymous: for them the complete page is cached, so that a hit costs two
     # cache reads and no template rendering at all.

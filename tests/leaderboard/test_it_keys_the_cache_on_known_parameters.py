@@ -91,3 +91,23 @@ def test_the_api_leaderboard_adds_no_entries_for_junk_values(client):
         # Refused naming the parameters (the API's contract), and built without the cache.
         assert refused.status_code == 400 and {"languages", "script"} & set(refused.json())
     assert entries() == baseline
+
+
+def test_made_up_searches_add_no_cache_entries(client):
+    make_run(make_dataset(), "org/alpha")
+    assert client.get("/").status_code == 200
+    baseline = entries()
+    for number in range(30):
+        response = client.get(f"/?q=no-such-model-{number}")
+        assert response.status_code == 200 and f"no-such-model-{number}" in response.content.decode()
+    assert entries() == baseline
+
+
+def test_spellings_of_one_search_share_one_cache_entry(client):
+    make_run(make_dataset(), "org/alpha")
+    first = client.get("/?q=Alpha")
+    assert first.status_code == 200 and "alpha" in first.content.decode()
+    baseline = entries()
+    for spelling in ["alpha", "ALPHA", "%20alpha%20%20", "alpha+alpha", "Alpha+ALPHA+alpha"]:
+        assert client.get(f"/?q={spelling}").content == first.content, spelling
+    assert entries() == baseline
