@@ -75,14 +75,19 @@ def test_it_needs_a_staff_account_to_submit_as(dataset):
 
 
 @pytest.mark.django_db
-def test_a_paper_model_the_hub_cannot_confirm_is_reported_and_the_rest_go_on(dataset, settings):
+def test_an_unreachable_hub_stops_the_hub_models_and_the_baselines_go_on(dataset, settings):
     from tests.fakes.hub import closed_port_url
 
     settings.HF_ENDPOINT = closed_port_url()
     make_admin()
-    lines = queue("--dataset", dataset.slug, "--models", "all")
+    out = io.StringIO()
+    with pytest.raises(CommandError, match="The Hugging Face Hub could not be reached"):
+        call_command("queue_catalogue", "--dataset", dataset.slug, "--models", "all", stdout=out)
+    lines = out.getvalue().splitlines()
     assert re.match(r"\[1/10\] intfloat/multilingual-e5-large-instruct: not queued, ", lines[1])
-    assert lines[-1] == "2 queued, 0 already there, 8 refused."
+    # The other seven Hub models would each wait for the same timeout: they are not tried.
+    assert [line.endswith(": not tried, the Hub is unreachable") for line in lines[2:9]] == [True] * 7
+    assert lines[-1] == "2 queued, 0 already there, 1 refused, 7 not tried."
     assert sorted(Run.objects.values_list("model__name", flat=True)) == ["bm25", "tfidf-char"]
     drain_queue("preflight")
 

@@ -22,6 +22,7 @@ from django.core.management.base import CommandError, CommandParser
 
 from config.commands import BY_HELP, DATASET_HELP, ProjectCommand, split_dataset, staff_member
 from evaluation.engine import ENGINE_VERSION
+from evaluation.engine.baselines import LEXICAL_NAMES
 from evaluation.execution import BASELINE_MODELS, ensure_baseline_models
 from evaluation.gpu_estimate import Observation, Rate, duration, gpu_seconds, measured_rate
 from evaluation.models import Dataset, EmbeddingModel, Item, Run
@@ -121,7 +122,8 @@ class Command(ProjectCommand):
         )
         if not dry_run:
             ensure_baseline_models()
-        counts = {"queued": 0, "skipped": 0, "refused": 0}
+        counts = {"queued": 0, "skipped": 0, "refused": 0, "not tried": 0}
+        hub_unreachable = False
         for number, name in enumerate(names, start=1):
             parameters = known_parameters(name)
             seconds = gpu_seconds(texts, parameters, rate)
@@ -136,9 +138,15 @@ class Command(ProjectCommand):
                     counts["queued"] += 1
                     self.stdout.write(f"{prefix}: would queue · {estimate}")
                 continue
+            if hub_unreachable and name not in LEXICAL_NAMES:
+                # Each Hub model would wait for the same timeout; the baselines need no Hub and go on.
+                counts["not tried"] += 1
+                self.stdout.write(f"{prefix}: not tried, the Hub is unreachable")
+                continue
             try:
                 run = submit(user, Submission(model=name, dataset=dataset, from_catalogue=True))
             except SubmissionRefused as refusal:
+                hub_unreachable = hub_unreachable or refusal.code == "hub_unreachable"
                 key = "skipped" if refusal.code == "duplicate" else "refused"
                 counts[key] += 1
                 self.stdout.write(f"{prefix}: not queued, {refusal.message}")
@@ -151,7 +159,15 @@ class Command(ProjectCommand):
                 counts["queued"] += 1
                 self.stdout.write(f"{prefix}: queued as run {run.pk} · {estimate}")
         verb = "would be queued" if dry_run else "queued"
-        self.stdout.write(f"{counts['queued']} {verb}, {counts['skipped']} already there, {counts['refused']} refused.")
+        not_tried = f", {counts['not tried']} not tried" if counts["not tried"] else ""
+        self.stdout.write(
+            f"{counts['queued']} {verb}, {counts['skipped']} already there, {counts['refused']} refused{not_tried}."
+        )
+        if hub_unreachable:
+            raise CommandError(
+                "The Hugging Face Hub could not be reached, so the Hub models were not queued. What was queued "
+                "stays; run the command again when the Hub answers (what is already queued is skipped)."
+            )
 
     @staticmethod
     def existing_run(name: str, dataset: Dataset) -> Run | None:
