@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from collections.abc import Callable
 
 # A worker's claim token, "host pid 1234 #abcd1234" (evaluation/worker.py claim_token).
 _CLAIM_TOKEN = re.compile(r"\S+ pid \d+ #[0-9a-f]{8}")
@@ -38,19 +39,21 @@ def _short_path(match: re.Match) -> str:
     return f"…/{tail}"
 
 
+Replacement = str | Callable[[re.Match], str]
+
+
+def _redacted(text: str, steps: tuple[tuple[re.Pattern[str], Replacement], ...]) -> str:
+    """The text with each pattern replaced in turn (the order matters: a URL goes before its host)."""
+    for pattern, replacement in steps:
+        text = pattern.sub(replacement, text)
+    return text
+
+
 def public_log(text: str) -> str:
     """The log with tracebacks, worker and private host names, process ids, IP addresses and server paths taken out.
 
     A path keeps its last part ("…/model.bin"), which names a file of the model, not where it lies."""
-    if not text:
-        return text
-    text = _TRACEBACK.sub("(traceback shown to staff only)\n", text)
-    text = _CLAIM_TOKEN.sub("a worker", text)
-    text = _PID.sub(r"\1 …", text)
-    text = _HOST_PORT.sub("…", text)
-    text = _INTERNAL_HOST.sub("(a host)", text)
-    text = _IPV6_CANDIDATE.sub(_ipv6, text)
-    return _PATH.sub(_short_path, text)
+    return _redacted(text, _PUBLIC_LOG_STEPS) if text else text
 
 
 def _ipv6(match: re.Match) -> str:
@@ -63,18 +66,31 @@ def _ipv6(match: re.Match) -> str:
     return "…"
 
 
+_PUBLIC_LOG_STEPS: tuple[tuple[re.Pattern[str], Replacement], ...] = (
+    (_TRACEBACK, "(traceback shown to staff only)\n"),
+    (_CLAIM_TOKEN, "a worker"),
+    (_PID, r"\1 …"),
+    (_HOST_PORT, "…"),
+    (_INTERNAL_HOST, "(a host)"),
+    (_IPV6_CANDIDATE, _ipv6),
+    (_PATH, _short_path),
+)
+
+_PLACES_STEPS: tuple[tuple[re.Pattern[str], Replacement], ...] = (
+    (_TRACEBACK, ""),
+    (_URL_HOST, "(an address)"),
+    (_HOST_SETTING, r"\1 …"),
+    (_INTERNAL_HOST, "(a host)"),
+    (_HOST_PORT, "(an address)"),
+    (_IPV6_CANDIDATE, _ipv6),
+    (_CLAIM_TOKEN, "a worker"),
+    (_ANY_PATH, "(a path)"),
+)
+
+
 def without_places(text: str) -> str:
     """Text with every server path, host name, URL and network address taken out (for failures' messages)."""
-    if not text:
-        return text
-    text = _TRACEBACK.sub("", text)
-    text = _URL_HOST.sub("(an address)", text)
-    text = _HOST_SETTING.sub(r"\1 …", text)
-    text = _INTERNAL_HOST.sub("(a host)", text)
-    text = _HOST_PORT.sub("(an address)", text)
-    text = _IPV6_CANDIDATE.sub(_ipv6, text)
-    text = _CLAIM_TOKEN.sub("a worker", text)
-    return _ANY_PATH.sub("(a path)", text)
+    return _redacted(text, _PLACES_STEPS) if text else text
 
 
 def failure_kind(message: str) -> str:

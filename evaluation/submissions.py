@@ -250,6 +250,16 @@ def _lock_client_network(network: str) -> None:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [int.from_bytes(digest, "big", signed=True)])
 
 
+def _raced_duplicate_refusal(check: ModelCheck, dataset: Dataset, engine_version: str) -> SubmissionRefused | None:
+    """The refusal of a submission that raced an identical one past the duplicate check, or None.
+
+    The database's unique constraint let exactly one of them in; the other is refused naming that run.
+    None when the integrity error has another cause (which the caller raises)."""
+    model = EmbeddingModel.objects.named(check.name).first()
+    duplicate = model and Run.objects.duplicate_of(model, check.commit, dataset, engine_version)
+    return None if duplicate is None else _duplicate_refusal(duplicate)
+
+
 def _record_run(
     model: EmbeddingModel,
     dataset: Dataset,
@@ -385,13 +395,10 @@ def submit(user, submission: Submission) -> Run:
                 ),
             )
     except IntegrityError:
-        # Two identical submissions raced past the duplicate check; the database's unique
-        # constraint let exactly one of them in.
-        model = EmbeddingModel.objects.named(check.name).first()
-        duplicate = model and Run.objects.duplicate_of(model, check.commit, dataset, engine_version)
-        if duplicate is None:
+        refusal = _raced_duplicate_refusal(check, dataset, engine_version)
+        if refusal is None:
             raise
-        raise _duplicate_refusal(duplicate) from None
+        raise refusal from None
     # When the broker did not take the task, the run is recorded and marked; the sweeper sends it later.
     outbox.raise_if_deferred(run, sending.result)
     return run
@@ -419,10 +426,9 @@ def submit_reference(check: ModelCheck, dataset: Dataset, *, description: dict, 
                 lifecycle=RunLifecycle(submission={**check.summary(), "reference": True}),
             )
     except IntegrityError:
-        model = EmbeddingModel.objects.filter(name=check.name).first()
-        duplicate = model and Run.objects.duplicate_of(model, check.commit, dataset, engine_version)
-        if duplicate is None:
+        refusal = _raced_duplicate_refusal(check, dataset, engine_version)
+        if refusal is None:
             raise
-        raise _duplicate_refusal(duplicate) from None
+        raise refusal from None
     outbox.raise_if_deferred(run, sending.result)
     return run
