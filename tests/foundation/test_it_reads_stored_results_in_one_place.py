@@ -117,9 +117,8 @@ def test_the_leaderboard_reads_stored_results_only_through_the_reader():
         for path in leaderboard_modules()
         for line, what in storage_reads(path.read_text(encoding="utf-8"), types)
     ]
-    assert not found, "the leaderboard reads stored results itself (use Run.results, evaluation/stored_results.py):\n" + (
-        "\n".join(found)
-    )
+    why = "the leaderboard reads stored results itself (use Run.results, evaluation/stored_results.py):\n"
+    assert not found, why + "\n".join(found)
 
 
 def test_evaluation_and_the_leaderboard_form_no_cycle():
