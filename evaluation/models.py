@@ -17,13 +17,13 @@ from evaluation.engine import ENGINE_VERSION
 from evaluation.engine.errors import DuplicateRunError
 from evaluation.engine.languages import BCP47
 from evaluation.engine.registry import TASKS, is_cross_lingual
-from evaluation.engine.results import Details
 from evaluation.lifecycle import Attempt, RunLifecycle
 from evaluation.lifecycle import stage_remaining_seconds as stage_remaining
 from evaluation.public import public_details, public_manifest, public_model_name
 from evaluation.published import PublishedDetails
 from evaluation.redaction import public_failure
 from evaluation.signals import announce_results_changed, announce_run_over
+from evaluation.stored_results import StoredResults
 
 
 class Language(models.Model):
@@ -378,6 +378,10 @@ class RunQuerySet(models.QuerySet):
     def published(self) -> RunQuerySet:
         return self.filter(origin=Run.Origin.PUBLISHED)
 
+    def with_rank_files(self) -> RunQuerySet:
+        """Re-runs whose details list per-query rank files (Details.ranks), asked of the database in one query."""
+        return self.filter(details__has_key="ranks").exclude(origin=Run.Origin.PUBLISHED)
+
     def older_engine(self) -> RunQuerySet:
         """Finished re-runs scored by an engine version other than the current one (Run.is_older_engine)."""
         return (
@@ -617,9 +621,20 @@ class Run(models.Model):
         return public_failure(self.message, submitters_fault=self.failure_category == self.FailureCategory.SUBMITTER)
 
     @property
+    def results(self) -> StoredResults:
+        """What the run stored (typed details and manifest, rank files, replicates), through its one reader
+        (evaluation/stored_results.py). Kept on this object for as long as its details and manifest are
+        the same objects: a page that reads the run for every column parses and opens each part once."""
+        kept = self.__dict__.get("_stored_results")
+        if not isinstance(kept, StoredResults) or not kept.reads(self.details, self.manifest, self.is_published):
+            kept = StoredResults(self.pk, self.details, self.manifest, published=self.is_published)
+            self.__dict__["_stored_results"] = kept
+        return kept
+
+    @property
     def published_details(self) -> PublishedDetails:
         """What the import of a published run kept besides its scores (empty for a re-run), typed."""
-        return PublishedDetails.from_dict(self.details if self.is_published else None)
+        return self.results.published
 
     @property
     def is_older_engine(self) -> bool:
@@ -655,7 +670,7 @@ class Run(models.Model):
     @property
     def tokenizer_coverage(self) -> dict:
         """The engine's tokenizer coverage (from all texts) once it has run, else the pre-flight sample's."""
-        return Details.from_dict(self.details).tokenizer_coverage or self.life.preflight_coverage
+        return self.results.details.tokenizer_coverage or self.life.preflight_coverage
 
     @property
     def attempt_history(self) -> list[Attempt]:

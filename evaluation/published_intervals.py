@@ -12,8 +12,11 @@ from __future__ import annotations
 
 from statsmodels.stats.proportion import proportion_confint
 
+from evaluation.engine.registry import METRICS
+
 WILSON_LABEL = "Wilson 95% interval from the published value and the pool size (queries treated as independent)"
-WILSON_METRICS = frozenset({"recall@1", "recall@5", "recall@10"})
+# The metrics that are proportions of queries, as the registry says (MetricSpec.proportion).
+WILSON_METRICS = frozenset(name for name, spec in METRICS.items() if spec.proportion)
 CONFIDENCE = 0.95
 
 

@@ -91,16 +91,33 @@ def read_samples(
 
     Only replicates computed from the run's current rank files (`rank_paths`) are read: a file left by
     an earlier evaluation of the same run id, or of another database, is ignored."""
+    request = (task, metric, tuple(units))
+    return read_many_samples(run_id, rank_paths, [request])[request]
+
+
+def read_many_samples(
+    run_id: int, rank_paths: Iterable[str], requests: Iterable[tuple[str, str, tuple[tuple[str, str | None], ...]]]
+) -> dict[tuple[str, str, tuple[tuple[str, str | None], ...]], np.ndarray | None]:
+    """`read_samples` of several (task, metric, units), in one opening of the run's replicate file."""
+    requests = list(requests)
     path = replicates_path(run_id)
     if not default_storage.exists(path):
-        return None
+        return dict.fromkeys(requests)
     with default_storage.open(path) as handle, np.load(handle) as stored:
         if FINGERPRINT not in stored.files or str(stored[FINGERPRINT][0]) != rank_fingerprint(rank_paths):
-            return None
-        count = f"{task}/{ALL}/count/{metric}"
-        if count in stored.files and int(stored[count][0]) == len(units) and average_key(task, metric) in stored.files:
-            return np.asarray(stored[average_key(task, metric)])
-        keys = [unit_key(task, source, target, metric) for source, target in units]
-        if not keys or any(key not in stored.files for key in keys):
-            return None
-        return np.mean(np.stack([stored[key] for key in keys]), axis=0)
+            return dict.fromkeys(requests)
+        return {request: _samples_of(stored, *request) for request in requests}
+
+
+def _samples_of(
+    stored: np.lib.npyio.NpzFile, task: str, metric: str, units: Sequence[tuple[str, str | None]]
+) -> np.ndarray | None:
+    files = stored.files
+    count = f"{task}/{ALL}/count/{metric}"
+    if count in files and int(stored[count][0]) == len(units) and average_key(task, metric) in files:
+        return np.asarray(stored[average_key(task, metric)])
+    keys = [unit_key(task, source, target, metric) for source, target in units]
+    if not keys or any(key not in files for key in keys):
+        return None
+    mean: np.ndarray = np.mean(np.stack([stored[key] for key in keys]), axis=0)
+    return mean

@@ -6,10 +6,9 @@ import io
 import zipfile
 from pathlib import PurePosixPath
 
-from django.core.files.storage import default_storage
-
 from evaluation.engine.results import ScoreRow
 from evaluation.models import Run, Score
+from evaluation.stored_results import read_file
 from leaderboard import mteb_export
 from leaderboard.pages.run import artefacts
 
@@ -51,8 +50,8 @@ def artefact_archive(run: Run) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as bundle:
         for name, path in artefacts(run).items():
-            if not default_storage.exists(path):
+            data = read_file(path)
+            if data is None:
                 continue
-            with default_storage.open(path, "rb") as handle:
-                bundle.writestr(f"run{run.pk}/{name}{PurePosixPath(path).suffix}", handle.read())
+            bundle.writestr(f"run{run.pk}/{name}{PurePosixPath(path).suffix}", data)
     return buffer.getvalue()

@@ -11,21 +11,18 @@ English original. The views only turn `ErrorsUnavailable` into a 404 and render 
 
 from __future__ import annotations
 
-import io
 import math
 from collections import OrderedDict
-from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from threading import Lock
 from typing import Any
 
 import numpy as np
-from django.core.files.storage import default_storage
 
-from evaluation import rank_storage
+from evaluation import stored_results
 from evaluation.engine.languages import BY_CODE
 from evaluation.engine.registry import TASKS, TaskSpec
-from evaluation.engine.results import Details, Interval, MultiReferenceDetails, RankFile
+from evaluation.engine.results import Interval, MultiReferenceDetails, RankFile
 from evaluation.models import Item, Run, Score
 from leaderboard.breakdowns import LengthBin, by_length_quartile
 from leaderboard.translation_split import TranslationSplit, holm_rows, translation_split
@@ -111,35 +108,18 @@ _cache_lock = Lock()
 
 def read_rank_unit(path: str) -> RankUnit:
     """The rank file at `path` in default storage, read once per process while it stays the same size."""
-    key = (path, default_storage.size(path))
+    key = (path, stored_results.file_size(path))
     with _cache_lock:
         unit = _cache.get(key)
         if unit is not None:
             _cache.move_to_end(key)
             return unit
-    unit = RankUnit.from_arrays(read_rank_arrays(path))
+    unit = RankUnit.from_arrays(stored_results.read_rank_arrays(path))
     with _cache_lock:
         _cache[key] = unit
         while len(_cache) > CACHED_UNITS:
             _cache.popitem(last=False)
     return unit
-
-
-def read_rank_arrays(path: str) -> dict[str, np.ndarray]:
-    """The rank file at `path` in default storage, in either stored layout (evaluation/rank_storage.py),
-    its lengths read from the sibling file that keeps them."""
-    folder = path.rpartition("/")[0]
-
-    def sibling(name: str) -> Mapping[str, np.ndarray] | None:
-        other = f"{folder}/{name}.npz" if folder else f"{name}.npz"
-        if not default_storage.exists(other):
-            return None
-        with default_storage.open(other, "rb") as handle:
-            # Read lazily: only the one array asked for is decompressed.
-            return np.load(io.BytesIO(handle.read()))
-
-    with default_storage.open(path, "rb") as handle:
-        return rank_storage.load(handle.read(), sibling)
 
 
 @dataclass(frozen=True)
@@ -187,7 +167,7 @@ def targets_of(run: Run, task: str, language: str) -> list[str]:
     """The document languages the run has rank files for, with `language` as the query language."""
     found = {
         entry.target
-        for entry in Details.from_dict(run.details).ranks
+        for entry in run.results.details.ranks
         if entry.task == task and entry.source == language and entry.target
     }
     return [code for code in BY_CODE if code in found]
@@ -209,9 +189,9 @@ def rank_file_of(run: Run, key: UnitKey) -> RankFile:
         raise ErrorsUnavailable(
             "This run is a published result: published results have no per-query data (and no English→English figure)."
         )
-    for entry in Details.from_dict(run.details).ranks:
+    for entry in run.results.details.ranks:
         if (entry.task, entry.source, entry.target) == (key.spec.id, key.language, key.target):
-            if not default_storage.exists(entry.path):
+            if not stored_results.file_exists(entry.path):
                 raise ErrorsUnavailable(f"The rank file of {key.spec.short_title} {key.label} is missing.")
             return entry
     raise ErrorsUnavailable(f"This run has no rank file for {key.spec.short_title} {key.label}.")
@@ -222,7 +202,7 @@ def unit_of(run: Run, key: UnitKey) -> RankUnit:
 
 
 def has_per_query_data(run: Run) -> bool:
-    return not run.is_published and bool(Details.from_dict(run.details).ranks)
+    return not run.is_published and bool(run.results.details.ranks)
 
 
 def error_units(run: Run) -> set[tuple[str, str, str | None]]:
@@ -231,14 +211,14 @@ def error_units(run: Run) -> set[tuple[str, str, str | None]]:
         return set()
     return {
         (entry.task, entry.source, entry.target)
-        for entry in Details.from_dict(run.details).ranks
+        for entry in run.results.details.ranks
         if entry.task in TASKS and has_errors_page(TASKS[entry.task])
     }
 
 
 def runs_with_rank_files(run_ids: list[int]) -> set[int]:
     """Which of the runs (re-runs) listed per-query rank files: their task-table cells link to their queries."""
-    found = Run.objects.filter(pk__in=run_ids, details__has_key="ranks").exclude(origin=Run.Origin.PUBLISHED)
+    found = Run.objects.filter(pk__in=run_ids).with_rank_files()
     return set(found.values_list("pk", flat=True))
 
 
@@ -321,8 +301,8 @@ def english_preferences(run: Run, key: UnitKey, item_ids: set[int]) -> dict[int,
             key.spec.document_field,
         ):
             continue
-        for entry in Details.from_dict(run.details).ranks:
-            if (entry.task, entry.source) != (spec.id, key.language) or not default_storage.exists(entry.path):
+        for entry in run.results.details.ranks:
+            if (entry.task, entry.source) != (spec.id, key.language) or not stored_results.file_exists(entry.path):
                 continue
             unit = read_rank_unit(entry.path)
             if unit.all_ranks is None:
@@ -387,9 +367,7 @@ def english_losses(run: Run) -> EnglishLosses:
     and the drop, sorted by largest loss first (then by language code)."""
     if run.is_published:
         return EnglishLosses(None, None, [], "Published results have no English→English figure.")
-    block = next(
-        (b for b in Details.from_dict(run.details).tasks.values() if isinstance(b, MultiReferenceDetails)), None
-    )
+    block = next((b for b in run.results.details.tasks.values() if isinstance(b, MultiReferenceDetails)), None)
     if block is None or "recall@1" not in block.english_t1 or block.english_task is None:
         return EnglishLosses(
             None, None, [], "This run has no English→English figure (it comes with the multi-reference diagnostics)."

@@ -38,7 +38,7 @@ def _values_by_model(runs: list[Run]) -> dict[str, ModelValues]:
     for run in sorted(runs, key=lambda run: (run.finished_at is None, run.finished_at, run.pk)):
         values[run.model.name] = ModelValues(
             scores=by_run.get(run.pk, {}),
-            t4_blocks=dict(run.published_details.t4_blocks),
+            t4_blocks=dict(run.results.published.t4_blocks),
             declared=list(run.model.declared_languages or []),
         )
     return values

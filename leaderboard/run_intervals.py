@@ -1,7 +1,8 @@
 """The interval of a re-run's average over some of its languages, from what the run stored.
 
-The rule lives in leaderboard.intervals (pure); this module only reads the run's stored averages and,
-when the average spans fewer units than the engine averaged, its per-query rank files.
+The rule lives in leaderboard.intervals (pure); this module only asks the run's reader (Run.results,
+evaluation/stored_results.py) for its stored averages, its kept replicates and, when it kept none for
+the units asked, its per-query rank files.
 """
 
 from __future__ import annotations
@@ -9,34 +10,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from django.core.files.storage import default_storage
 
 from evaluation.engine import bootstrap
 from evaluation.engine.metrics import per_query_retrieval
-from evaluation.engine.results import RankFile
 from evaluation.models import Run
-from evaluation.replicates import read_samples
+from evaluation.stored_results import read_gold_ranks
 from leaderboard.intervals import (
     joint_interval_of_means,
     joint_samples_from_ranks,
     stored_joint_interval,
 )
-from leaderboard.run_results import run_details
 
 Unit = tuple[str, "str | None"]
-
-
-def _load_ranks(path: str) -> tuple[np.ndarray, np.ndarray] | None:
-    if not default_storage.exists(path):
-        return None
-    with default_storage.open(path) as handle:
-        arrays = np.load(handle)
-        return np.asarray(arrays["query_item_ids"]), np.asarray(arrays["ranks"])
-
-
-def _rank_entries(run: Run) -> list[RankFile]:
-    """The rank files the engine listed in the run's details."""
-    return run_details(run).ranks
 
 
 def _aligned_ranks(run: Run, task: str, units: Sequence[Unit]) -> list[np.ndarray] | None:
@@ -44,10 +29,10 @@ def _aligned_ranks(run: Run, task: str, units: Sequence[Unit]) -> list[np.ndarra
 
     None when a unit has no rank file, a file is missing from storage, or the units' queries are not
     in one item order (their per-query values could then not be averaged query by query)."""
-    paths = {(entry.task, entry.source, entry.target): entry.path for entry in _rank_entries(run)}
+    paths = {(entry.task, entry.source, entry.target): entry.path for entry in run.results.ranks}
     if not units or any((task, source, target) not in paths for source, target in units):
         return None
-    loaded = [_load_ranks(paths[(task, source, target)]) for source, target in units]
+    loaded = [read_gold_ranks(paths[(task, source, target)]) for source, target in units]
     if any(found is None for found in loaded):
         return None
     order = loaded[0][0]  # type: ignore[index]
@@ -59,8 +44,7 @@ def _aligned_ranks(run: Run, task: str, units: Sequence[Unit]) -> list[np.ndarra
 def _samples(run: Run, task: str, metric: str, units: Sequence[Unit]) -> np.ndarray | None:
     """The resamples of the run's mean of `metric` over `units`: kept at evaluation time
     (evaluation/replicates.py), else recomputed from its rank files."""
-    rank_paths = [entry.path for entry in _rank_entries(run)]
-    kept = read_samples(run.pk, rank_paths, task, metric, units) if rank_paths else None
+    kept = run.results.replicates(task, metric, units)
     if kept is not None:
         return kept
     ranks = _aligned_ranks(run, task, units)
@@ -84,7 +68,7 @@ def joint_average_interval(run: Run, task: str, metric: str, units: Sequence[Uni
 
     The engine's stored interval when the average spans all the run's units, else recomputed from
     its rank files; None when the run has neither (a published run, or not a retrieval metric)."""
-    stored = stored_joint_interval(run_details(run).averages, task, metric, len(units))
+    stored = stored_joint_interval(run.results.details.averages, task, metric, len(units))
     if stored is not None:
         return stored
     samples = _samples(run, task, metric, units)
@@ -124,10 +108,7 @@ def per_query_values(run: Run, task: str, metric: str, units: Sequence[Unit]) ->
 
 def bootstrap_settings(run: Run) -> tuple[int, int]:
     """(seed, resamples) of the run's bootstrap, as its manifest records them."""
-    manifest = run.manifest or {}
-    return int(manifest.get("seed", 0)), int(
-        (manifest.get("bootstrap") or {}).get("resamples", bootstrap.DEFAULT_RESAMPLES)
-    )
+    return run.results.bootstrap_settings
 
 
 def pair_samples(run: Run, task: str, metric: str, source: str, target: str) -> np.ndarray | None:

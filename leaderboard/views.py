@@ -7,7 +7,6 @@ from pathlib import PurePosixPath
 
 from django.conf import settings
 from django.core.cache import cache
-from django.core.files.storage import default_storage
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET
@@ -15,6 +14,7 @@ from django.views.decorators.http import require_GET
 from evaluation.engine.registry import TASKS
 from evaluation.models import Dataset, Run
 from evaluation.safe_text import csv_text
+from evaluation.stored_results import open_file
 from leaderboard import dataset_export, downloads, errors, paired_errors
 from leaderboard.cache import generation_key
 from leaderboard.diagnostics import diagnostics_page
@@ -87,11 +87,12 @@ def run_artefact(request: HttpRequest, run_id: int, name: str) -> FileResponse:
     """A file the run listed in its details; only listed files can be fetched, by their name."""
     run = get_object_or_404(Run.objects.visible_to(request.user), pk=run_id)
     path = run_pages.artefacts(run).get(name)
-    if path is None or not default_storage.exists(path):
+    handle = open_file(path) if path is not None else None
+    if path is None or handle is None:
         raise Http404("No such artefact for this run")
     content_type = mimetypes.guess_type(path)[0] or "application/octet-stream"
     return FileResponse(
-        default_storage.open(path, "rb"),
+        handle,
         as_attachment=True,
         filename=f"run{run.pk}-{PurePosixPath(path).name}",
         content_type=content_type,

@@ -57,6 +57,9 @@ class MetricSpec:
     # (AUROC), "positive_rate" (AUPRC: the share of positives), "majority_rate" (accuracy: always
     # answering the majority class); empty where none is defined (ECE, diagnostics).
     chance: str = ""
+    # A share of queries, each a 0/1 hit (Recall@k): a published value has a Wilson interval from the
+    # pool size alone (evaluation/published_intervals.py). MRR, a mean of reciprocal ranks, is not one.
+    proportion: bool = False
 
     @property
     def unit(self) -> str:
@@ -115,10 +118,22 @@ def _metrics(*specs: MetricSpec) -> dict[str, MetricSpec]:
 
 METRICS: dict[str, MetricSpec] = _metrics(
     MetricSpec(
-        "recall@1", "Recall@1", "R@1", True, description="share of queries whose gold is ranked first", chance="top_k"
+        "recall@1",
+        "Recall@1",
+        "R@1",
+        True,
+        description="share of queries whose gold is ranked first",
+        chance="top_k",
+        proportion=True,
     ),
     MetricSpec(
-        "recall@5", "Recall@5", "R@5", True, description="share of queries whose gold is in the top 5", chance="top_k"
+        "recall@5",
+        "Recall@5",
+        "R@5",
+        True,
+        description="share of queries whose gold is in the top 5",
+        chance="top_k",
+        proportion=True,
     ),
     MetricSpec(
         "recall@10",
@@ -127,6 +142,7 @@ METRICS: dict[str, MetricSpec] = _metrics(
         True,
         description="share of queries whose gold is in the top 10",
         chance="top_k",
+        proportion=True,
     ),
     MetricSpec(
         "mrr@10",

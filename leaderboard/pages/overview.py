@@ -24,7 +24,6 @@ from leaderboard.run_intervals import (
     joint_average_interval,
     joint_overall_samples,
 )
-from leaderboard.run_results import run_details
 from leaderboard.tables.overview import OVERALL, OverviewRow, OverviewTable, build_overview, next_sort
 from leaderboard.tables.selection import expected_units
 
@@ -56,6 +55,15 @@ def joint_intervals(
     for run in selection.runs:
         if run.is_published:
             continue
+        # Every replicate the run's columns may ask for, read in one opening of its replicate file
+        # (evaluation/stored_results.py) rather than one per column.
+        run.results.read_replicates(
+            (column.task, column.metric, units)
+            for column in columns
+            if TASKS[column.task].kind == "retrieval"
+            and (units := units_of(column.task, languages_by_run.get(run.pk, selection.languages)))
+            and counts.get((run.pk, column.task, column.metric)) == len(units)
+        )
         groups = []
         for column in columns:
             if TASKS[column.task].kind == "classification":
@@ -63,7 +71,7 @@ def joint_intervals(
                 # average over only some of the run's languages keeps the mean of per-language bounds,
                 # which the page and the API say is not joint.
                 count = counts.get((run.pk, column.task, column.metric))
-                interval = stored_joint_interval(run_details(run).averages, column.task, column.metric, count or 0)
+                interval = stored_joint_interval(run.results.details.averages, column.task, column.metric, count or 0)
                 if interval is not None:
                     found[(run.pk, column.key)] = interval
                 continue

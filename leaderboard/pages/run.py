@@ -20,7 +20,6 @@ from leaderboard.pages.selection import (
     ordered_codes,
     retrieval_tasks,
 )
-from leaderboard.run_results import run_details
 from leaderboard.tables.runs import manifest_facts, score_sections
 from leaderboard.translation_split import INTERVAL_NOTE, undecided_sentence
 
@@ -50,7 +49,7 @@ def artefacts(run: Run) -> dict[str, str]:
     """The per-query rank files the engine listed in the run's details, keyed by the name used in URLs
     ("ranks-t1-hin", "ranks-t2-hin-ben")."""
     found: dict[str, str] = {}
-    for entry in run_details(run).ranks:
+    for entry in run.results.details.ranks:
         name = "-".join(part for part in ("ranks", entry.task, entry.source, entry.target) if part)
         found[name.replace("/", "-").replace(" ", "-")] = entry.path
     return dict(sorted(found.items()))
@@ -142,8 +141,8 @@ def run_page(run_id: int) -> Page:
         bars = plots.language_bars(
             [BY_CODE[c].name for c in bar_languages], series, title=f"{bar_metric.label} per language"
         )
-    coverage_metrics, coverage_rows = tokenizer_coverage(run_details(run))
-    published = run.published_details
+    coverage_metrics, coverage_rows = tokenizer_coverage(run.results.details)
+    published = run.results.published
     translation = errors.translation_rows(run)
     context = {
         "run": run,

@@ -25,7 +25,6 @@ from leaderboard.pages.selection import (
     resolve_selection,
 )
 from leaderboard.reproduce import in_paper_unit, load_paper_tables, t4_block_value
-from leaderboard.run_results import run_details
 from leaderboard.tables.cells import cell_from_aggregate, mark_best
 from leaderboard.tables.per_language import build_language_table
 
@@ -174,7 +173,7 @@ def positive_share(details: Details, task: str) -> float | None:
 def reliability_curves(details: Details, task: str) -> dict[str, dict[str, list[dict]]]:
     """Reliability bins of a classification task's results as {language: {"before": bins, "after": bins}}.
 
-    `details` are the run's typed results (leaderboard.run_results.run_details: one spelling, schema 1);
+    `details` are the run's typed results (Run.results.details, evaluation/stored_results.py: one spelling, schema 1);
     each bin is {"count", "mean_p", "mean_y"}, and empty bins (no test pair) are left out.
     """
     block = details.tasks.get(task)
@@ -240,10 +239,10 @@ def classification_page(params: QueryDict, task: str) -> Page:
         infos, per_language, languages, calibration.name, higher_is_better=calibration.higher_is_better
     )
 
-    with_bins = [run for run in selection.runs if reliability_curves(run_details(run), task)]
+    with_bins = [run for run in selection.runs if reliability_curves(run.results.details, task)]
     # Every re-run on a version is tested on the same pairs: the first one's bins give their balance.
     positive_rate = next(
-        (rate for run in with_bins if (rate := positive_share(run_details(run), task)) is not None), None
+        (rate for run in with_bins if (rate := positive_share(run.results.details, task)) is not None), None
     )
     chosen = None
     run_param = params.get("run")
@@ -253,7 +252,7 @@ def classification_page(params: QueryDict, task: str) -> Page:
     figures = []
     references: list[tuple[str, CalibratedReference]] = []
     if chosen:
-        details = run_details(chosen)
+        details = chosen.results.details
         curves = reliability_curves(details, task)
         block = details.tasks[task]
         for group in ["all", *[code for code in languages if code in curves]]:
@@ -332,12 +331,12 @@ def classification_page(params: QueryDict, task: str) -> Page:
 def published_t4_rows(runs: list[Run]) -> list[dict]:
     """The reference's T4 file that the paper's Table 7 prints for each published model, beside the paper.
 
-    Every block of every file is kept on the run (Run.published_details); this shows the one the
+    Every block of every file is kept on the run (Run.results.published); this shows the one the
     paper reports (the Assamese file, or a model's pooled 'all' file) and what Table 7 printed."""
     paper = {row["model"]: row["values"] for row in paper_table("7")["rows"]}
     rows = []
     for run in runs:
-        published = run.published_details
+        published = run.results.published
         blocks, chosen = published.t4_blocks, published.table_7_file()
         if chosen is None:
             continue

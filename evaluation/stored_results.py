@@ -1,0 +1,166 @@
+"""What a run stored, read in one place: its typed details and manifest, its rank files and its replicates.
+
+A run stores its results in three kinds of places: run.details (the engine's `Details`, or a published
+import's `PublishedDetails`), run.manifest (the engine's `Manifest`), and files in the default storage
+that the details list (per-query rank files, evaluation/engine/rank_files.py) or that sit beside them
+(the bootstrap replicates, evaluation/replicates.py). The leaderboard reads all of them through
+`Run.results`, a `StoredResults`, and the few file helpers below; it never opens the storage or parses
+the JSON itself, so the schema check, the layouts and the counting of storage reads live here only.
+
+A `StoredResults` is kept on its Run object (Run.results) for as long as the run's details and manifest
+are the same objects, so a page that reads one run for every column parses its details once, and
+reads each bootstrap replicate once. `read_replicates` reads every replicate a page asks of a run in one
+opening of the run's replicate file, where reading them column by column would open it once per column.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Mapping, Sequence
+from functools import cached_property
+from typing import IO, Any
+
+import numpy as np
+from django.core.files.storage import default_storage
+
+from evaluation import rank_storage
+from evaluation.engine import bootstrap
+from evaluation.engine.results import SCHEMA_VERSION, Details, Manifest, RankFile
+from evaluation.published import PublishedDetails
+from evaluation.replicates import read_many_samples
+
+Unit = tuple[str, "str | None"]
+# One replicate a page asks for: the run's average of a metric over some units of a task.
+ReplicateRequest = tuple[str, str, tuple[Unit, ...]]
+
+
+def file_exists(path: str) -> bool:
+    """Whether a file a run listed is (still) in the default storage."""
+    return default_storage.exists(path)
+
+
+def file_size(path: str) -> int:
+    return default_storage.size(path)
+
+
+def open_file(path: str) -> IO[bytes] | None:
+    """A stored file opened for reading (the caller closes it, e.g. a streamed download), or None when it is gone."""
+    if not default_storage.exists(path):
+        return None
+    return default_storage.open(path, "rb")
+
+
+def read_file(path: str) -> bytes | None:
+    """A stored file's bytes, or None when it is gone."""
+    if not default_storage.exists(path):
+        return None
+    with default_storage.open(path, "rb") as handle:
+        data: bytes = handle.read()
+    return data
+
+
+def read_rank_arrays(path: str) -> dict[str, np.ndarray]:
+    """The rank file at `path` in either stored layout (evaluation/rank_storage.py), its lengths read from
+    the sibling file that keeps them."""
+    folder = path.rpartition("/")[0]
+
+    def sibling(name: str) -> Mapping[str, np.ndarray] | None:
+        other = f"{folder}/{name}.npz" if folder else f"{name}.npz"
+        if not default_storage.exists(other):
+            return None
+        with default_storage.open(other, "rb") as handle:
+            # Read lazily: only the one array asked for is decompressed.
+            arrays: Mapping[str, np.ndarray] = np.load(io.BytesIO(handle.read()))
+        return arrays
+
+    with default_storage.open(path, "rb") as handle:
+        return rank_storage.load(handle.read(), sibling)
+
+
+def read_gold_ranks(path: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """(query item ids, gold ranks) of a rank file, or None when the file is gone."""
+    if not default_storage.exists(path):
+        return None
+    with default_storage.open(path) as handle:
+        arrays = np.load(handle)
+        return np.asarray(arrays["query_item_ids"]), np.asarray(arrays["ranks"])
+
+
+class StoredResults:
+    """One run's stored results, typed, each part read at most once (see the module's docstring)."""
+
+    def __init__(self, run_id: int | None, details: Any, manifest: Any, *, published: bool) -> None:
+        self.run_id = run_id
+        self._details = details
+        self._manifest = manifest
+        self._published = published
+        self._replicates: dict[ReplicateRequest, np.ndarray | None] = {}
+
+    def reads(self, details: Any, manifest: Any, published: bool) -> bool:
+        """Whether this reader still reads what the run holds (the same stored objects)."""
+        return details is self._details and manifest is self._manifest and published == self._published
+
+    @cached_property
+    def details(self) -> Details:
+        """The engine's details (empty for a run the engine has not written any for, a published run's too)."""
+        return Details.from_dict(self._details)
+
+    @cached_property
+    def published(self) -> PublishedDetails:
+        """What the import of a published run kept besides its scores (empty for a re-run)."""
+        return PublishedDetails.from_dict(self._details if self._published else None)
+
+    @cached_property
+    def manifest(self) -> Manifest | None:
+        """The engine's manifest; None for a run it has not written one for (queued, or published)."""
+        if not isinstance(self._manifest, dict) or self._manifest.get("schema_version") != SCHEMA_VERSION:
+            return None
+        return Manifest.from_dict(self._manifest)
+
+    @property
+    def bootstrap_settings(self) -> tuple[int, int]:
+        """(seed, resamples) of the run's bootstrap, as its manifest records them (the defaults without one)."""
+        manifest = self._manifest or {}
+        return int(manifest.get("seed", 0)), int(
+            (manifest.get("bootstrap") or {}).get("resamples", bootstrap.DEFAULT_RESAMPLES)
+        )
+
+    @property
+    def ranks(self) -> list[RankFile]:
+        """The per-query rank files the engine listed."""
+        return self.details.ranks
+
+    def rank_file(self, task: str, source: str, target: str | None) -> RankFile | None:
+        return next(
+            (entry for entry in self.ranks if (entry.task, entry.source, entry.target) == (task, source, target)),
+            None,
+        )
+
+    def read_replicates(self, requests: Iterable[tuple[str, str, Sequence[Unit]]]) -> None:
+        """Read every asked-for replicate not read yet, in one opening of the run's replicate file."""
+        wanted = [request for request in {_request(*asked) for asked in requests} if request not in self._replicates]
+        if not wanted:
+            return
+        paths = [entry.path for entry in self.ranks]
+        # A run without rank files has no replicates: nothing is opened for it.
+        found = read_many_samples(self.run_id, paths, wanted) if paths and self.run_id is not None else {}
+        for request in wanted:
+            self._replicates[request] = found.get(request)
+
+    def replicates(self, task: str, metric: str, units: Sequence[Unit]) -> np.ndarray | None:
+        """The kept bootstrap replicates of the run's average of `metric` over `units` of `task`
+        (evaluation/replicates.py), or None when the run kept none for them."""
+        request = _request(task, metric, units)
+        if request not in self._replicates:
+            self.read_replicates([request])
+        return self._replicates[request]
+
+
+def _request(task: str, metric: str, units: Sequence[Unit]) -> ReplicateRequest:
+    return task, metric, tuple(units)
+
+
+def read_replicates(asked: Iterable[tuple[StoredResults, Iterable[tuple[str, str, Sequence[Unit]]]]]) -> None:
+    """The replicates a page asks of several runs: each run's file opened once for all its requests."""
+    for results, requests in asked:
+        results.read_replicates(requests)
