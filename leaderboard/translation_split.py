@@ -63,9 +63,9 @@ class TranslationSplit:
         control = self.english
         if control is None or control.difference is None:
             return "no English→English result for these items: difficulty not controlled"
-        if control.difference_low is not None and control.difference_high is not None:
-            if not control.difference_low <= 0 <= control.difference_high:
-                return "the same items already differ in English: item difficulty can explain the split"
+        low, high = control.difference_low, control.difference_high
+        if low is not None and high is not None and not low <= 0 <= high:
+            return "the same items already differ in English: item difficulty can explain the split"
         return "the same items do not differ detectably in English"
 
 
