@@ -38,7 +38,7 @@ UNPAIRED = (
     "unpaired: the two directions' published proportions as if independent (Newcombe's interval over the "
     "published pool), which errs wide because both directions are scored on the same items"
 )
-UNTESTED = "not tested: no per-query data, and the published metric is not a proportion"
+UNTESTED = "not tested: no per-query data (rank files) and no published proportion to compare"
 WITHIN_NOISE = "within noise"
 BETTER, WORSE = "better this way", "worse this way"
 
