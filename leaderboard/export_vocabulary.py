@@ -118,6 +118,13 @@ SUFFIXES: tuple[tuple[str, str, str], ...] = (
     ("_as_shown", "% or documents", "The value as the page shows it."),
     ("_ci_low_as_shown", "% or documents", "The interval's lower end as the page shows it."),
     ("_ci_high_as_shown", "% or documents", "The interval's upper end as the page shows it."),
+    (
+        "_debiased",
+        "metric's unit",
+        "An ECE's bootstrap bias-corrected estimate (2 × ECE − its resampled range's centre).",
+    ),
+    ("_debiased_ci_low", "metric's unit", "Lower end of the debiased ECE's basic bootstrap 95% interval."),
+    ("_debiased_ci_high", "metric's unit", "Upper end of the debiased ECE's basic bootstrap 95% interval."),
 )
 
 
