@@ -72,6 +72,20 @@ FIXED: tuple[ExportColumnDoc, ...] = (
     ExportColumnDoc("script_gap", "metric's unit", "`same_script` minus `cross_script`."),
     ExportColumnDoc("same_family", "metric's unit", "Mean over pairs whose two languages share a family."),
     ExportColumnDoc("cross_family", "metric's unit", "Mean over pairs whose languages are in different families."),
+    ExportColumnDoc(
+        "asymmetry", "metric's unit", "This direction minus the other (query→document minus document→query)."
+    ),
+    ExportColumnDoc("asymmetry_ci_low", "metric's unit", "Lower end of the asymmetry's 95% interval; empty when none."),
+    ExportColumnDoc(
+        "asymmetry_ci_high", "metric's unit", "Upper end of the asymmetry's 95% interval; empty when none."
+    ),
+    ExportColumnDoc("asymmetry_p_value", "probability", "The asymmetry test's p-value (per pair, not corrected)."),
+    ExportColumnDoc(
+        "asymmetry_verdict",
+        "text",
+        "`within noise` when the interval contains 0, else which direction is better, or `not tested`.",
+    ),
+    ExportColumnDoc("asymmetry_method", "text", "What the asymmetry's interval resamples (paired items or not)."),
     ExportColumnDoc("run_a", "id", "The first compared run (A)."),
     ExportColumnDoc("run_b", "id", "The second compared run (B)."),
     ExportColumnDoc("model_a", "text", "A's display name."),
@@ -104,6 +118,13 @@ SUFFIXES: tuple[tuple[str, str, str], ...] = (
     ("_as_shown", "% or documents", "The value as the page shows it."),
     ("_ci_low_as_shown", "% or documents", "The interval's lower end as the page shows it."),
     ("_ci_high_as_shown", "% or documents", "The interval's upper end as the page shows it."),
+    (
+        "_debiased",
+        "metric's unit",
+        "An ECE's bootstrap bias-corrected estimate (2 × ECE − its resampled range's centre).",
+    ),
+    ("_debiased_ci_low", "metric's unit", "Lower end of the debiased ECE's basic bootstrap 95% interval."),
+    ("_debiased_ci_high", "metric's unit", "Upper end of the debiased ECE's basic bootstrap 95% interval."),
 )
 
 

@@ -140,13 +140,24 @@ def heatmap(
     colorbar_title: str = "%",
     metric: str = "recall@1",
     links: Sequence[Sequence[str]] | None = None,
+    within_noise: Sequence[Sequence[bool | None]] | None = None,
+    notes: Sequence[Sequence[str]] | None = None,
 ) -> dict:
     """A source×target heatmap (rows = query language, columns = document language).
 
-    `links` gives each cell what a click opens ("pair:<query>:<document>", the pair view), as its customdata."""
+    `links` gives each cell what a click opens ("pair:<query>:<document>", the pair view), as its customdata.
+    `within_noise` marks cells whose interval contains 0: they are drawn in the scale's neutral colour
+    (z = 0 on a diverging scale) with their figure in parentheses, so that only differences beyond noise
+    are coloured; `notes` adds a line per cell to the hover (its interval and verdict)."""
     z = [[_pct(value) for value in row] for row in matrix]
     # Each label is the stored value rounded once, as the tables print it (never the rounded z again).
     text = [[format_metric(metric, value) for value in row] for row in matrix]
+    if within_noise is not None:
+        for i, row in enumerate(within_noise):
+            for j, noise in enumerate(row):
+                if noise and z[i][j] is not None:
+                    z[i][j] = 0.0
+                    text[i][j] = f"({text[i][j]})"
     trace: dict = {
         "z": z,
         "x": list(labels),
@@ -160,6 +171,9 @@ def heatmap(
     }
     if links is not None:
         trace["customdata"] = [list(row) for row in links]
+    elif notes is not None:
+        trace["customdata"] = [list(row) for row in notes]
+        trace["hovertemplate"] = "%{y} → %{x}: %{text}<br>%{customdata}<extra></extra>"
     if diverging:
         present = [abs(v) for row in z for v in row if v is not None]
         bound = max(present) if present else 1.0

@@ -53,6 +53,20 @@ class TranslationSplit:
     # Fisher's exact test of the two groups' hits; Holm-corrected across the rows shown (holm_rows).
     p_value: float | None = None
     verdict: str = CANNOT_TELL
+    # The same items' English→English split (the difficulty control), given per-item English hits; the
+    # engine keeps English→English only as an average today, so the pages have none yet (difficulty_sentence).
+    english: TranslationSplit | None = None
+
+    @property
+    def difficulty_reading(self) -> str:
+        """What the English control says about this row, in words."""
+        control = self.english
+        if control is None or control.difference is None:
+            return "no English→English result for these items: difficulty not controlled"
+        low, high = control.difference_low, control.difference_high
+        if low is not None and high is not None and not low <= 0 <= high:
+            return "the same items already differ in English: item difficulty can explain the split"
+        return "the same items do not differ detectably in English"
 
 
 def _group(hits: np.ndarray) -> GroupRecall:
@@ -64,15 +78,22 @@ def _group(hits: np.ndarray) -> GroupRecall:
     return GroupRecall(n, count / n, 0.0 if count == 0 else float(low), 1.0 if count == n else float(high))
 
 
-def translation_split(hits: np.ndarray, agreed: np.ndarray) -> TranslationSplit:
-    """`hits[i]`: the gold of rated query i at rank 1; `agreed[i]`: both raters said Completely Agree."""
+def translation_split(hits: np.ndarray, agreed: np.ndarray, english_hits: np.ndarray | None = None) -> TranslationSplit:
+    """`hits[i]`: the gold of rated query i at rank 1; `agreed[i]`: both raters said Completely Agree;
+    `english_hits[i]`: the same item's gold at rank 1 on English→English, the difficulty control (the
+    English text is the source, untouched by the translation the raters judged, so a gap between the
+    groups there is the items' difficulty, not their translation). A control over only some of the
+    items is split on its own and set with dataclasses.replace(split, english=...)."""
     hits = np.asarray(hits, dtype=bool)
     agreed = np.asarray(agreed, dtype=bool)
     if hits.shape != agreed.shape:
         raise ValueError(f"one flag per rated query is needed: {hits.shape} against {agreed.shape}")
+    english = None
+    if english_hits is not None:
+        english = translation_split(english_hits, agreed)
     first, second = _group(hits[agreed]), _group(hits[~agreed])
     if first.value is None or second.value is None:
-        return TranslationSplit(first, second, None, None, None)
+        return TranslationSplit(first, second, None, None, None, english=english)
     hits_first, hits_second = int(hits[agreed].sum()), int(hits[~agreed].sum())
     low, high = confint_proportions_2indep(
         hits_first, first.n, hits_second, second.n, method="newcomb", compare="diff", alpha=ALPHA
@@ -87,6 +108,7 @@ def translation_split(hits: np.ndarray, agreed: np.ndarray) -> TranslationSplit:
         float(high),
         p_value,
         _verdict(p_value, float(low), float(high)),
+        english,
     )
 
 
@@ -117,5 +139,28 @@ def undecided_sentence(splits: Sequence[TranslationSplit]) -> str:
     return (
         f"With at most {items} rated items per language, no row separates the two groups once corrected for the "
         f"{len(tested)} rows shown: these items cannot tell whether doubtful translations make a model fail more "
-        "often (and item difficulty is not controlled: the same items serve several tasks)."
+        "often, with or without a control for the items' difficulty."
+    )
+
+
+def difficulty_sentence(splits: Sequence[TranslationSplit]) -> str:
+    """The plain sentence on the difficulty control: what the English columns are, or that none exists."""
+    tested = [split for split in splits if split.difference is not None]
+    if not tested:
+        return ""
+    controlled = [split for split in tested if split.english is not None and split.english.difference is not None]
+    if not controlled:
+        return (
+            "Item difficulty is not controlled: the English→English R@1 of these items is kept only as one "
+            "average over all items (with the multi-reference diagnostics), not item by item, so it cannot be "
+            "split into these two groups, and a lower R@1 on doubtful translations may come from harder items "
+            "rather than from the translation."
+        )
+    missing = len(tested) - len(controlled)
+    return (
+        "Difficulty control: the same items' English→English R@1 in each group (Wilson's interval; the "
+        "difference, Newcombe's, not corrected). English is the source text, untouched by the translation the "
+        "raters judged, so where the English groups differ as much, item difficulty rather than translation "
+        "can explain the split."
+        + (f" {missing} row(s) have no English result for their items and are not controlled." if missing else "")
     )

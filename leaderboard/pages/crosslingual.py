@@ -8,8 +8,20 @@ from django.http import QueryDict
 
 from evaluation.engine.languages import BY_CODE
 from evaluation.engine.registry import METRICS, TASKS
-from evaluation.models import Score
+from evaluation.models import Run, Score
+from evaluation.published_intervals import WILSON_METRICS
 from leaderboard import plots
+from leaderboard.asymmetry import (
+    PAIRED,
+    UNPAIRED,
+    UNTESTED,
+    AsymmetryTest,
+    asymmetry_tests,
+    counts,
+    paired_asymmetry,
+    unpaired_asymmetry,
+    untested,
+)
 from leaderboard.columns import nav_label
 from leaderboard.pages.selection import (
     FILTER_PARAMS,
@@ -24,10 +36,13 @@ from leaderboard.pages.selection import (
     resolve_selection,
 )
 from leaderboard.run_intervals import (
+    bootstrap_settings,
     pair_samples,
+    per_query_values,
 )
 from leaderboard.script_gap import METHOD as SCRIPT_GAP_METHOD
 from leaderboard.script_gap import net_gap
+from leaderboard.tables.cells import percent
 from leaderboard.tables.pairs import (
     SPLIT_SORT_KEYS,
     PairRow,
@@ -70,6 +85,7 @@ def crosslingual_page(params: QueryDict) -> Page:
         # elsewhere leave the source language out unless it is chosen.
         languages = ["eng", *languages]
     matrix = asym = script_gap = None
+    tests: list[list[AsymmetryTest | None]] = []
     same_script = cross_script = same_family = cross_family = None
     script_groups: list = []
     family_groups: list = []
@@ -79,6 +95,7 @@ def crosslingual_page(params: QueryDict) -> Page:
         diagonal = Score.objects.filter(run=chosen).per_language(diagonal_task, [metric], languages)
         matrix = pair_matrix(pair_values, languages, diagonal)
         asym = asymmetry(matrix)
+        tests = asymmetry_tests(matrix, asymmetry_test(chosen, selection, task, metric, languages, matrix))
         same_script, cross_script, script_groups = group_pairs(pair_values, BY_CODE, languages, "script")
         same_family, cross_family, family_groups = group_pairs(pair_values, BY_CODE, languages, "family")
         # The same-script gap net of which languages form the pairs (query and document language effects).
@@ -116,6 +133,8 @@ def crosslingual_page(params: QueryDict) -> Page:
             diverging=True,
             colorbar_title="Δ pts",
             metric=metric,
+            within_noise=[[None if test is None else test.within_noise for test in row] for row in tests],
+            notes=[[asymmetry_note(test) for test in row] for row in tests],
         )
         if chosen and asym
         else None
@@ -153,6 +172,20 @@ def crosslingual_page(params: QueryDict) -> Page:
         # The same matrix as a list per query language, which a phone shows instead of the heatmap.
         "matrix_rows": [(names[i], list(zip(names, row, strict=True))) for i, row in enumerate(matrix or [])],
         "asymmetry": asym_figure,
+        # The asymmetry as a list per query language (what a phone and a screen reader get), with each
+        # pair's interval and verdict.
+        "asymmetry_rows": [
+            (names[i], [(names[j], test) for j, test in enumerate(row) if test is not None])
+            for i, row in enumerate(tests)
+            if any(test is not None for test in row)
+        ],
+        "asymmetry_counts": counts(tests),
+        # What the intervals resample, said once for the methods this model's cells use.
+        "asymmetry_methods": [
+            method
+            for method in (PAIRED, UNPAIRED, UNTESTED)
+            if any(test is not None and test.method.startswith(method) for row in tests for test in row)
+        ],
         "same_script": same_script,
         "script_gap": script_gap,
         "script_gap_method": SCRIPT_GAP_METHOD,
@@ -174,12 +207,54 @@ def crosslingual_page(params: QueryDict) -> Page:
         "query_language": params.get("query_language", ""),
         "document_language": params.get("document_language", ""),
     }
+    by_pair = {(languages[i], languages[j]): test for i, row in enumerate(tests) for j, test in enumerate(row) if test}
     tables = {
-        "pairs": export_table(heatmap_columns(chosen, task, metric), pair_rows),
+        "pairs": export_table(heatmap_columns(chosen, task, metric, by_pair), pair_rows),
         "models": export_table(split_columns(task, metric), split_rows),
         "pair_view": export_table(pair_view_columns(task, metric, params), pair_view),
     }
     return Page("Cross-lingual retrieval", context, tables)
+
+
+def asymmetry_test(
+    run: Run,
+    selection: Selection,
+    task: str,
+    metric: str,
+    languages: list[str],
+    matrix: list[list[float | None]],
+):
+    """The test of one unordered pair (i, j) of the matrix for `run` (leaderboard.asymmetry says which).
+
+    Re-runs with rank files: paired over the items both directions share. Published proportions: the
+    two directions as independent proportions over the published pool. Otherwise untested."""
+    pool = (selection.dataset.published_query_count or selection.pool_size) if selection.dataset else None
+    paired = not run.is_published and TASKS[task].kind == "retrieval"
+    seed, resamples = bootstrap_settings(run)
+
+    def test(i: int, j: int) -> AsymmetryTest:
+        forward, backward = matrix[i][j], matrix[j][i]
+        assert forward is not None and backward is not None
+        if paired:
+            # Both directions are read together: per_query_values returns None unless their rank files
+            # list the same items in the same order, which is what makes the comparison paired.
+            values = per_query_values(run, task, metric, [(languages[i], languages[j]), (languages[j], languages[i])])
+            if values is not None:
+                return paired_asymmetry(values[:1], values[1:], n_resamples=resamples, seed=seed)
+        if run.is_published and metric in WILSON_METRICS and pool:
+            return unpaired_asymmetry(forward, backward, pool)
+        return untested(forward, backward)
+
+    return test
+
+
+def asymmetry_note(test: AsymmetryTest | None) -> str:
+    """The hover line of one asymmetry cell: its 95% interval in points and the verdict."""
+    if test is None:
+        return ""
+    if test.ci_low is None or test.ci_high is None:
+        return f"{test.verdict} (no interval)"
+    return f"95% interval [{percent(test.ci_low)}, {percent(test.ci_high)}] pts: {test.verdict}"
 
 
 def pair_view_rows(params: QueryDict, selection: Selection, task: str, metric: str) -> tuple[list[PairRow], str]:
@@ -239,8 +314,18 @@ def pair_view_columns(task: str, metric: str, params: QueryDict) -> list[ExportC
     ]
 
 
-def heatmap_columns(chosen, task: str, metric: str) -> list[ExportColumn[dict]]:
-    """The heatmap's download: one line per pair cell of the chosen model (the diagonal is another task)."""
+def heatmap_columns(
+    chosen, task: str, metric: str, tests: dict[tuple[str, str], AsymmetryTest]
+) -> list[ExportColumn[dict]]:
+    """The heatmap's download: one line per pair cell of the chosen model (the diagonal is another task),
+    with the pair's asymmetry (this direction minus the other), its interval and verdict."""
+
+    def test_of(row: dict) -> AsymmetryTest | None:
+        return tests.get((row["source"], row["target"]))
+
+    def field(name: str):
+        return lambda row: getattr(test_of(row), name, None)
+
     return [
         ExportColumn("run_id", lambda row: chosen.pk),
         ExportColumn("model", lambda row: chosen.model.label),
@@ -251,6 +336,12 @@ def heatmap_columns(chosen, task: str, metric: str) -> list[ExportColumn[dict]]:
         ExportColumn("value", lambda row: row["value"]),
         ExportColumn("ci_low", lambda row: row["ci_low"]),
         ExportColumn("ci_high", lambda row: row["ci_high"]),
+        ExportColumn("asymmetry", field("delta")),
+        ExportColumn("asymmetry_ci_low", field("ci_low")),
+        ExportColumn("asymmetry_ci_high", field("ci_high")),
+        ExportColumn("asymmetry_p_value", field("p_value")),
+        ExportColumn("asymmetry_verdict", field("verdict")),
+        ExportColumn("asymmetry_method", field("method")),
         ExportColumn("older_engine", lambda row: chosen.is_older_engine),
     ]
 

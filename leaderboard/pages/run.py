@@ -21,7 +21,7 @@ from leaderboard.pages.selection import (
     retrieval_tasks,
 )
 from leaderboard.tables.runs import manifest_facts, score_sections
-from leaderboard.translation_split import INTERVAL_NOTE, undecided_sentence
+from leaderboard.translation_split import INTERVAL_NOTE, difficulty_sentence, undecided_sentence
 
 
 def reproduce_command(run: Run) -> str:
@@ -159,6 +159,7 @@ def run_page(run_id: int) -> Page:
         "translation_rows": translation,
         "translation_note": INTERVAL_NOTE,
         "translation_undecided": undecided_sentence([row.split for row in translation]),
+        "translation_difficulty": difficulty_sentence([row.split for row in translation]),
         "skipped_files": [public_log(reason) for reason in published.skipped_files],
         # The published T4 files kept whole (dev and test, base and calibrated), by language or "all".
         "t4_published_files": published.t4_files(),

@@ -13,8 +13,14 @@ from evaluation.engine.registry import BIASED_ESTIMATE_INTERVAL, METRICS, TASKS,
 from evaluation.engine.results import ClassificationDetails, Details
 from evaluation.models import Run, Score
 from leaderboard import errors, plots
+from leaderboard.calibration_reference import (
+    DEBIASED_METHOD,
+    CalibratedReference,
+    DebiasedEce,
+    calibrated_reference,
+    debiased_ece,
+)
 from leaderboard.calibration_reference import METHOD as REFERENCE_METHOD
-from leaderboard.calibration_reference import CalibratedReference, calibrated_reference
 from leaderboard.export_vocabulary import score_column
 from leaderboard.pages.selection import (
     ExportColumn,
@@ -281,6 +287,18 @@ def classification_page(params: QueryDict, task: str) -> Page:
                     ),
                 )
             )
+    # Every binned ECE the page shows beside its debiased estimate with an interval that contains it
+    # (leaderboard.calibration_reference.debiased_ece); the reference's flagged "ECE" is not one.
+    debiased_metrics = [metric for metric in shown_metrics if metric.startswith("ece") and METRICS[metric].comparable]
+
+    def debiased(cell) -> DebiasedEce | None:
+        return debiased_ece(cell.value, cell.ci_low, cell.ci_high) if not cell.missing else None
+
+    debiased_rows = [
+        (info, [debiased(cells[metric]) for metric in debiased_metrics])
+        for info, cells in summary
+        if any(debiased(cells[metric]) for metric in debiased_metrics)
+    ]
     # The summary table's rows, with every metric the task shows (those no run has included).
     export = [
         ExportColumn("run_id", lambda row: row[0].id),
@@ -296,6 +314,14 @@ def classification_page(params: QueryDict, task: str) -> Page:
                     f"{score_column(spec.id, metric)}_ci_high", lambda row, m=metric: row[1][m].ci_high, metric
                 ),
             )
+        ],
+        *[
+            ExportColumn(
+                f"{score_column(spec.id, metric)}_debiased{suffix}",
+                lambda row, m=metric, f=field: getattr(debiased(row[1][m]), f, None),
+            )
+            for metric in debiased_metrics
+            for suffix, field in (("", "value"), ("_ci_low", "ci_low"), ("_ci_high", "ci_high"))
         ],
         ExportColumn("older_engine", lambda row: row[0].is_older_engine),
     ]
@@ -321,6 +347,9 @@ def classification_page(params: QueryDict, task: str) -> Page:
         # which do not record their class balance.
         "positive_rate": positive_rate,
         "ece_interval": BIASED_ESTIMATE_INTERVAL,
+        "debiased_labels": [METRICS[metric].label for metric in debiased_metrics],
+        "debiased_rows": debiased_rows,
+        "debiased_method": DEBIASED_METHOD,
         "published_t4": published_t4_rows(selection.runs),
         "unmarked": unmarked,
     }

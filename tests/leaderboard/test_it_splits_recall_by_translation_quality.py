@@ -73,6 +73,8 @@ def test_it_matches_an_independent_split_of_the_shared_validation_data(client):
     table = tables(page)["translation-split"]
     assert len(table) - 1 == len(rows)
     assert "Wilson" in page and "Holm" in page
+    # No per-item English→English ranks exist for a difficulty control, and the page says so plainly.
+    assert "Item difficulty is not controlled" in page
 
 
 def test_it_shows_judgements_of_finished_campaigns_only(client, django_user_model):

@@ -10,7 +10,14 @@ import pytest
 from scipy.stats import fisher_exact
 from statsmodels.stats.proportion import proportion_confint
 
-from leaderboard.translation_split import CANNOT_TELL, STANDS, holm_rows, translation_split, undecided_sentence
+from leaderboard.translation_split import (
+    CANNOT_TELL,
+    STANDS,
+    difficulty_sentence,
+    holm_rows,
+    translation_split,
+    undecided_sentence,
+)
 
 
 def split_of(agreed_hits: int, agreed_n: int, doubtful_hits: int, doubtful_n: int):
@@ -53,3 +60,29 @@ def test_it_says_in_plain_words_when_the_items_cannot_separate_the_groups():
     rows = holm_rows([split_of(30, 141, 0, 9), split_of(40, 130, 5, 20)])
     assert "cannot tell" in undecided_sentence(rows) and "150 rated items" in undecided_sentence(rows)
     assert undecided_sentence(holm_rows([split_of(90, 100, 10, 50), split_of(40, 130, 5, 20)])) == ""
+
+
+def test_the_english_control_says_when_the_same_items_already_differ_in_english():
+    # The doubtful items are hard in English too: the split is their difficulty, not their translation.
+    agreed = np.array([True] * 100 + [False] * 50)
+    hits = np.array([True] * 90 + [False] * 10 + [True] * 10 + [False] * 40)
+    split = translation_split(hits, agreed, english_hits=hits.copy())
+    assert split.verdict == STANDS and split.english is not None
+    assert split.english.difference == split.difference
+    assert "already differ in English" in split.difficulty_reading
+    assert "Difficulty control" in difficulty_sentence(holm_rows([split, split]))
+
+
+def test_the_english_control_on_equally_easy_items_does_not_explain_the_split():
+    agreed = np.array([True] * 100 + [False] * 50)
+    hits = np.array([True] * 90 + [False] * 10 + [True] * 10 + [False] * 40)
+    english = np.array([True] * 80 + [False] * 20 + [True] * 40 + [False] * 10)
+    split = translation_split(hits, agreed, english_hits=english)
+    assert split.english is not None and split.english.difference == pytest.approx(0.0)
+    assert split.difficulty_reading == "the same items do not differ detectably in English"
+
+
+def test_without_english_it_says_difficulty_is_not_controlled():
+    rows = holm_rows([split_of(90, 100, 10, 50), split_of(40, 130, 5, 20)])
+    assert all("not controlled" in row.difficulty_reading for row in rows)
+    assert difficulty_sentence(rows).startswith("Item difficulty is not controlled")
