@@ -2,6 +2,7 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 
+import psycopg
 from django.contrib.staticfiles import finders
 from django.db import DatabaseError, InterfaceError, InternalError, OperationalError, connections
 from django.http import HttpResponse, JsonResponse
@@ -66,7 +67,9 @@ def permission_denied(request, exception=None):
 # A request whose database connection died (PostgreSQL terminated it, a fail-over) is answered 503 with
 # Retry-After, never 500: nothing of it was committed, and the next request reconnects (connections are
 # health-checked before reuse, CONN_HEALTH_CHECKS, and one that failed is closed at the request's end).
-DATABASE_OUTAGES = (OperationalError, InterfaceError)
+# psycopg's own classes too: an error raised while Django closes a server-side cursor (the end of a
+# form's choices, say) is not wrapped in Django's, and a 500 from it was seen in CI under load.
+DATABASE_OUTAGES = (OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError)
 DATABASE_RETRY_AFTER_SECONDS = 5
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import IO
 
 import httpx2
+import psycopg
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.files.base import ContentFile
@@ -66,11 +67,14 @@ FAILED = "failed"
 CANCELLED = "cancelled"
 LOST = "lost"
 
-# Failures on our side that are worth another try: the Hub or the database was briefly away.
+# Failures on our side that are worth another try: the Hub or the database was briefly away. psycopg's
+# own classes too: closing a server-side cursor raises them unwrapped by Django's.
 TRANSIENT_ERRORS = (
     HubUnreachableError,
     OperationalError,
     InterfaceError,
+    psycopg.OperationalError,
+    psycopg.InterfaceError,
     ConnectionError,
     TimeoutError,
     httpx2.TransportError,

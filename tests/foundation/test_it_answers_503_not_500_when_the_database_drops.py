@@ -57,9 +57,15 @@ def status_of(port: int, path: str, cookie: str) -> int:
         client.close()
 
 
-def last_tracebacks(log: Path) -> str:
-    """The server's last few tracebacks, so that a failure says which error escaped as a 500."""
-    return "\n".join(log.read_text(errors="replace").split("Traceback (most recent call last):")[-3:])[-6000:]
+def assert_only_200_or_503(statuses: list[int], log: Path) -> None:
+    """Every answer 200 or 503; otherwise the server's log around its first 500 is printed (pytest shows
+    a test's output in full, where an assertion message is cut), so that a failure says which error escaped."""
+    if set(statuses) <= {200, 503}:
+        return
+    lines = log.read_text(errors="replace").splitlines()
+    first = next((n for n, line in enumerate(lines) if '" 500 ' in line), len(lines))
+    print("\n".join(lines[max(0, first - 150) : first + 1]))
+    raise AssertionError(f"answers other than 200 or 503: {sorted(set(statuses) - {200, 503})}")
 
 
 @pytest.mark.slow
@@ -75,7 +81,8 @@ def test_the_shipped_server_answers_200_or_503_after_its_connections_are_termina
             statuses += [status_of(port, path, cookie) for path in PAGES]
             ended += terminate_other_connections()
             statuses += [status_of(port, path, cookie) for path in PAGES for _ in range(3)]
-    assert ended > 0 and set(statuses) <= {200, 503}, (statuses, last_tracebacks(tmp_path / "web.log"))
+    assert ended > 0
+    assert_only_200_or_503(statuses, tmp_path / "web.log")
     assert statuses.count(200) > len(statuses) / 2
 
 
@@ -103,7 +110,8 @@ def test_requests_under_load_while_connections_are_cut_answer_200_or_503(tmp_pat
             stop.set()
             for thread in clients:
                 thread.join(timeout=120)
-    assert statuses and set(statuses) <= {200, 503}, (sorted(set(statuses)), last_tracebacks(tmp_path / "web.log"))
+    assert statuses
+    assert_only_200_or_503(statuses, tmp_path / "web.log")
 
 
 @pytest.mark.parametrize("path", ["/api/runs/", "/"])
@@ -123,6 +131,12 @@ def answer_to(error: Exception) -> int:
         raise error
     except Exception:
         return server_error(RequestFactory().get("/api/runs/")).status_code
+
+
+def test_psycopgs_own_error_from_closing_a_cursor_is_answered_503():
+    # Django's cursor iteration closes a server-side cursor outside its error wrapper: psycopg's
+    # OperationalError reaches the handler unwrapped (a 500 in CI under load, on /evaluation/submit/).
+    assert answer_to(psycopg.OperationalError("consuming input failed: server closed the connection")) == 503
 
 
 def test_a_library_error_raised_from_a_lost_connection_is_answered_503():
