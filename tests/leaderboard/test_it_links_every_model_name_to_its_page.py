@@ -11,7 +11,9 @@ import pytest
 from evaluation.models import EmbeddingModel, Run
 from leaderboard.responses import FRAGMENT_HEADER
 from leaderboard.slugs import model_slug
+from tests.factories import make_dataset, make_run
 from tests.leaderboard.site_pages import public_pages
+from tests.people import make_researcher
 
 pytestmark = pytest.mark.django_db
 MODEL_PAGE = re.compile(r"/models/[a-z0-9._-]+/")
@@ -100,3 +102,14 @@ def test_it_links_every_model_name_to_its_page(client, site):
     ]
     assert [name for name in listing if not named.get(name)] == []
     assert f"/models/{model_slug(bge.model.public_name)}/" in answered
+
+
+def test_an_unfinished_runs_page_names_its_model_without_a_link_to_a_page_it_does_not_have(client):
+    # A model whose only run failed has no public page: its run's page, seen by its submitter, links nowhere.
+    run = make_run(make_dataset(), "org/unfinished")
+    researcher = make_researcher()
+    Run.objects.filter(pk=run.pk).update(status=Run.Status.FAILED, submitted_by=researcher)
+    client.force_login(researcher)
+    page = client.get(f"/results/{run.pk}/").content.decode()
+    assert "unfinished" in page and client.get("/models/org--unfinished/").status_code == 404
+    assert not [href for href, _ in links(page) if MODEL_PAGE.fullmatch(href)]
