@@ -47,7 +47,8 @@ def api_docs(request):
 
 
 # Error answers: the API's in JSON (as its schema says), the pages' in the site's frame
-# (templates/404.html, 403.html, and 500.html, which is static so that it cannot fail itself).
+# (templates/404.html, 403.html, and 500.html, which is static so that it cannot fail itself: it and
+# 503.html extend templates/_static_error_page.html, block tags only).
 def _wants_json(request) -> bool:
     return request.path.startswith("/api/")
 

@@ -42,7 +42,14 @@ FIXED: tuple[ExportColumnDoc, ...] = (
         "document_language", "ISO 639-3", "The language of the documents of a cross-lingual pair; empty otherwise."
     ),
     ExportColumnDoc("language", "ISO 639-3", "The language of a row (a language table or a dataset's languages)."),
-    ExportColumnDoc("languages", "ISO 639-3 list", "The languages a comparison is averaged over, separated by spaces."),
+    ExportColumnDoc(
+        "languages",
+        "ISO 639-3 list",
+        (
+            "The languages a comparison is averaged over, separated by spaces; on one cross-lingual pair, "
+            "its query language then its document language."
+        ),
+    ),
     ExportColumnDoc("value", "metric's unit", f"The stored value in `metric` ({FRACTION} for fraction metrics)."),
     ExportColumnDoc("ci_low", "metric's unit", "Lower end of the value's 95% interval; empty when none."),
     ExportColumnDoc("ci_high", "metric's unit", "Upper end of the value's 95% interval; empty when none."),

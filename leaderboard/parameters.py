@@ -45,6 +45,12 @@ def _matches(pattern: re.Pattern[str]) -> Callable[[str], bool]:
     return lambda value: value == "" or pattern.fullmatch(value) is not None
 
 
+def _language_pair(value: str) -> bool:
+    # "tam-hin": a query language and a different document language, both languages of the benchmark.
+    source, _, target = value.partition("-")
+    return value == "" or (source in LANGUAGE_CODES and target in LANGUAGE_CODES and source != target)
+
+
 # Parameters whose unknown values the pages ignore: dropped before the key is made.
 SILENT: dict[str, Callable[[str], bool]] = {
     "sort": _in(_sort_keys()),
@@ -52,6 +58,7 @@ SILENT: dict[str, Callable[[str], bool]] = {
     "metric": _in(frozenset(METRICS)),
     "query_language": _in(LANGUAGE_CODES),
     "document_language": _in(LANGUAGE_CODES),
+    "language_pair": _language_pair,
     "format": _in(frozenset({"html", "csv", "json"})),
     "run": _matches(_ID),
     "runs": _matches(_ID),

@@ -38,10 +38,10 @@ FRAGMENT_HEADER = "X-Page-Fragment"
 # made-up parameters neither change a page nor fill the cache with copies of it.
 PAGE_PARAMETERS = frozenset(FILTER_PARAMS) | frozenset(
     {"dataset", "languages", "script", "family", "pairs", "sort", "origin", "kind", "size", "run", "runs", "ranks"}
-    | {"task", "metric", "format", "table", "query_language", "document_language"}
+    | {"task", "metric", "format", "table", "query_language", "document_language", "language_pair"}
 )
 # A view's own state beyond the filter form, in the order a download's file name lists it.
-VIEW_PARAMS = ("task", "metric", "run", "runs", "query_language", "document_language", "sort")
+VIEW_PARAMS = ("task", "metric", "run", "runs", "query_language", "document_language", "language_pair", "sort")
 MAX_VALUES_PER_PARAMETER = 20
 MAX_VALUE_LENGTH = 200
 

@@ -12,6 +12,7 @@ from leaderboard import plots
 from leaderboard.columns import Column, compare_axes
 from leaderboard.export_vocabulary import score_column
 from leaderboard.pages.selection import (
+    LANGUAGE_ORDER,
     ExportColumn,
     ExportTable,
     Page,
@@ -54,8 +55,14 @@ DIFFERENCE_HEADERS = [
 NOT_TESTED = "not tested (no per-query data, not a proportion)"
 
 
-def differences(selection: Selection, chosen: list[Run], axes: list[tuple[str, str, str]]) -> list[dict]:
-    """Δ = A − B for every pair of chosen runs (in the order chosen) and every axis, over the languages both cover.
+def differences(
+    selection: Selection,
+    chosen: list[Run],
+    axes: list[tuple[str, str, str]],
+    pair: tuple[str, str] | None = None,
+) -> list[dict]:
+    """Δ = A − B for every pair of chosen runs (in the order chosen) and every axis, over the languages both
+    cover; on the cross-lingual axes over one query → document `pair` instead, when one is chosen.
 
     Re-runs with rank files: the paired bootstrap over the shared items for the interval, an item-level
     test for the p-value (exact McNemar where each item is one cell, the sign-flip test otherwise;
@@ -75,7 +82,7 @@ def differences(selection: Selection, chosen: list[Run], axes: list[tuple[str, s
         for run_b in chosen[index + 1 :]:
             shared = [code for code in by_run.get(run_a.pk, []) if code in set(by_run.get(run_b.pk, []))]
             for task, metric, _ in axes:
-                units = selection.units_of(task, shared)
+                units = [pair] if pair is not None and TASKS[task].cross_lingual else selection.units_of(task, shared)
                 higher = METRICS[metric].higher_is_better
                 pairs_a = [values.get((run_a.pk, task, metric, s, t)) for s, t in units]
                 pairs_b = [values.get((run_b.pk, task, metric, s, t)) for s, t in units]
@@ -103,7 +110,7 @@ def differences(selection: Selection, chosen: list[Run], axes: list[tuple[str, s
                     {
                         "task": task,
                         "metric": metric,
-                        "languages": " ".join(shared),
+                        "languages": " ".join(pair if pair is not None and TASKS[task].cross_lingual else shared),
                         "run_a": run_a.pk,
                         "run_b": run_b.pk,
                         "model_a": run_a.model.label,
@@ -125,8 +132,56 @@ def differences(selection: Selection, chosen: list[Run], axes: list[tuple[str, s
     return rows
 
 
-def compared_over(selection: Selection) -> str:
+def language_pair_choices(selection: Selection) -> list[tuple[str, str]]:
+    """Every query → document pair the version's cross-lingual tasks have results for: ("tam-hin", "Tamil → Hindi")."""
+    cross = {spec.id for spec in retrieval_tasks() if spec.cross_lingual}
+    pairs = {(source, target) for task, source, target in selection.units if task in cross and target}
+    ordered = sorted(pairs, key=lambda pair: (LANGUAGE_ORDER.get(pair[0], 99), LANGUAGE_ORDER.get(pair[1], 99)))
+    return [
+        (f"{source}-{target}", f"{BY_CODE[source].name} → {BY_CODE[target].name}")
+        for source, target in ordered
+        if source in BY_CODE and target in BY_CODE
+    ]
+
+
+def chosen_language_pair(params: QueryDict, choices: list[tuple[str, str]]) -> tuple[tuple[str, str] | None, str]:
+    """The (query, document) pair the cross-lingual tasks are compared on, or None for the mean; and an error."""
+    value = params.get("language_pair", "")
+    if not value:
+        return None, ""
+    if value not in dict(choices):
+        return None, "This benchmark version has no cross-lingual results for that pair; the mean is shown instead."
+    source, _, target = value.partition("-")
+    return (source, target), ""
+
+
+def pair_values(chosen: list[Run], tasks: list[str], metrics: list[str], pair: tuple[str, str]) -> dict:
+    """Per (run id, task, metric): the one pair's score as an aggregate of one value (cell_from_aggregate reads it)."""
+    rows = Score.objects.filter(
+        run__in=[run.pk for run in chosen], task__in=tasks, metric__in=metrics, source_id=pair[0], target_id=pair[1]
+    ).values_list("run_id", "task", "metric", "value", "ci_low", "ci_high")
+    return {
+        (run_id, task, metric): {
+            "mean": value,
+            "n": 1,
+            "n_ci": int(low is not None and high is not None),
+            "ci_low": low,
+            "ci_high": high,
+        }
+        for run_id, task, metric, value, low, high in rows
+    }
+
+
+def compared_over(selection: Selection, pair: tuple[str, str] | None = None) -> str:
     """In words, what every figure on the page is a mean over (the page used to say it only on an axis)."""
+    if pair is not None:
+        tasks = ", ".join(spec.id.upper() for spec in retrieval_tasks() if spec.cross_lingual)
+        query, document = BY_CODE[pair[0]].name, BY_CODE[pair[1]].name
+        return (
+            f"The cross-lingual tasks ({tasks}) are compared on one pair: {query} queries retrieving {document} "
+            f"documents. Every other score and difference below is a mean over {selection.language_names}. "
+            "A model that does not support some of them is compared over the languages both models support."
+        )
     pairs = (
         "a cross-lingual pair counts when its query language is one of them"
         if selection.pair_mode == "source"
@@ -152,6 +207,10 @@ def compare_page(params: QueryDict) -> Page:
         chosen = chosen[:4] if len(chosen) > 4 else []
     tasks = {spec.id: spec for spec in retrieval_tasks()}
     spec = tasks.get(params.get("task", "")) or next(iter(tasks.values()))
+    pair_options = language_pair_choices(selection)
+    pair, pair_error = chosen_language_pair(params, pair_options)
+    if pair_error:
+        errors.append(pair_error)
     task, main = spec.id, METRICS[spec.main_metric]
     infos = [run_info(run) for run in chosen]
     bars = radar = None
@@ -163,18 +222,36 @@ def compare_page(params: QueryDict) -> Page:
         scores = Score.objects.for_runs([run.pk for run in chosen])
         by_run = selection.languages_by_run
         languages_by_run = {run.pk: by_run.get(run.pk, languages) for run in chosen}
-        if spec.cross_lingual:
+        cross_axes = [(t, m) for t, m, _ in axes if TASKS[t].cross_lingual]
+        one_pair = (
+            pair_values(chosen, [t for t, _ in cross_axes] + [task], [m for _, m in cross_axes] + [main.name], pair)
+            if pair is not None
+            else {}
+        )
+        if spec.cross_lingual and pair is not None:
+            name = f"{BY_CODE[pair[0]].name} → {BY_CODE[pair[1]].name}"
+            on_pair = [cell_from_aggregate(one_pair.get((info.id, task, main.name)), 1) for info in infos]
+            bars = plots.language_bars(
+                [name],
+                {
+                    info.label: [(cell.value, cell.ci_low, cell.ci_high)]
+                    for info, cell in zip(infos, on_pair, strict=True)
+                },
+                title=f"{task.upper()} {main.label} on {name}",
+            )
+        elif spec.cross_lingual:
             values = per_source_means_by_run(
                 scores, task, [main.name], languages, selection.pair_mode, languages_by_run
             )
         else:
             values = scores.per_language(task, [main.name], languages)
-        table = build_language_table(infos, values, languages, main.name, higher_is_better=main.higher_is_better)
-        bars = plots.language_bars(
-            [BY_CODE[code].name for code in languages],
-            {run.label: [(c.value, c.ci_low, c.ci_high) for c in cells] for run, cells, _ in table.rows},
-            title=f"{task.upper()} {main.label} per {'query ' if spec.cross_lingual else ''}language",
-        )
+        if bars is None:
+            table = build_language_table(infos, values, languages, main.name, higher_is_better=main.higher_is_better)
+            bars = plots.language_bars(
+                [BY_CODE[code].name for code in languages],
+                {run.label: [(c.value, c.ci_low, c.ci_high) for c in cells] for run, cells, _ in table.rows},
+                title=f"{task.upper()} {main.label} per {'query ' if spec.cross_lingual else ''}language",
+            )
         means = scores.column_means(
             [(t, m) for t, m, _ in axes], languages, selection.pair_mode, languages_by_run=languages_by_run
         )
@@ -184,10 +261,17 @@ def compare_page(params: QueryDict) -> Page:
             units = expected_units(
                 selection.units, axis_columns, set(languages_by_run.get(info.id, languages)), selection.pair_mode
             )
-            cells = [cell_from_aggregate(lookup.get((info.id, t, m)), units[f"{t}:{m}"]) for t, m, _ in axes]
-            # Each model is averaged over its own languages: the ranking rule marks only equal sets.
-            for cell in cells:
-                cell.languages = tuple(languages_by_run.get(info.id, languages))
+            cells = []
+            for t, m, _ in axes:
+                if (t, m) in cross_axes and pair is not None:
+                    # One pair, the same for every model: its cells compare the same unit.
+                    cell = cell_from_aggregate(one_pair.get((info.id, t, m)), 1)
+                    cell.languages = pair
+                else:
+                    cell = cell_from_aggregate(lookup.get((info.id, t, m)), units[f"{t}:{m}"])
+                    # Each model is averaged over its own languages: the ranking rule marks only equal sets.
+                    cell.languages = tuple(languages_by_run.get(info.id, languages))
+                cells.append(cell)
             summary.append((info, cells))
         for index, (_, metric, _) in enumerate(axes):
             if not mark_best((cells[index] for _, cells in summary), higher_is_better=METRICS[metric].higher_is_better):
@@ -212,7 +296,7 @@ def compare_page(params: QueryDict) -> Page:
         ],
         ExportColumn("older_engine", lambda row: row[0].is_older_engine),
     ]
-    compared = differences(selection, chosen, axes) if len(chosen) >= 2 else []
+    compared = differences(selection, chosen, axes, pair) if len(chosen) >= 2 else []
     filters = filters_context(selection, ("runs", "task"))
     context = {
         **filters,
@@ -220,7 +304,9 @@ def compare_page(params: QueryDict) -> Page:
         "hidden_for_choice": [pair for pair in filters["hidden_for_choice"] if pair[0] not in ("languages", "pairs")],
         "language_choices": [(code, BY_CODE[code].name) for code in selection.available if code in BY_CODE],
         "pair_choices": [("both", "both languages selected"), ("source", "query language selected")],
-        "compared_over": compared_over(selection),
+        "compared_over": compared_over(selection, pair),
+        "language_pair_choices": pair_options,
+        "language_pair": f"{pair[0]}-{pair[1]}" if pair is not None else "",
         "task_choices": [(key, choice.title) for key, choice in tasks.items()],
         "errors": errors,
         "runs": selection.runs,

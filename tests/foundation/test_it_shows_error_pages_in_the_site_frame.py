@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.template.loader import get_template
 from django.test import Client
@@ -51,9 +53,21 @@ def test_it_shows_a_static_500_page_and_a_json_500_in_the_api(settings):
     assert api.status_code == 500 and api["Content-Type"] == "application/json" and "detail" in api.json()
 
 
-def test_it_keeps_template_logic_out_of_the_500_page():
-    source = get_template("500.html").template.source
-    assert not any(marker in source for marker in ("{%", "{{", "{#"))
+@pytest.mark.parametrize("name", ["500.html", "503.html", "_static_error_page.html"])
+def test_it_keeps_template_logic_out_of_the_static_error_pages(name):
+    # The pages shown while the site fails share one frame; extends and blocks are their only tags.
+    source = get_template(name).template.source
+    tags = re.findall(r"{%\s*(\w+)", source)
+    assert set(tags) <= {"extends", "block", "endblock"} and "{{" not in source and "{#" not in source
+
+
+@pytest.mark.parametrize(("name", "heading"), [("500.html", "Server error"), ("503.html", "Unavailable for a moment")])
+def test_it_renders_a_static_error_page_without_context_or_database(name, heading, django_db_blocker):
+    # No database is reachable here (a query would raise), and the template gets no context at all.
+    with django_db_blocker.block():
+        page = get_template(name).render()
+    assert f"<title>{heading} · Nirdesha Leaderboard</title>" in page and f"<h1>{heading}</h1>" in page
+    assert 'class="site-header"' in page and "site-footer" in page
 
 
 @pytest.mark.django_db

@@ -3,11 +3,14 @@
 The layout test (every page fits at 1366 and 390 px) and the accessibility test (axe-core finds
 nothing serious) walk the same list, so a page added here is checked by both. `site` (a fixture in
 tests/leaderboard/conftest.py) builds the data the pages need; `public_pages(site)` and
-`SIGNED_IN_PAGES` name them; `open_rating_page` reaches the one page that has no fixed address.
+`SIGNED_IN_PAGES` name them; `open_rating_page` reaches the one page that has no fixed address;
+`open_context` and `visit_every_page` are how both tests open a browser at a width and walk the list.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from io import StringIO
 
 from django.core.management import call_command
@@ -94,6 +97,7 @@ SIGNED_IN_PAGES: tuple[tuple[str, str], ...] = (
     ("my-submissions", "/evaluation/runs/"),
     ("token", "/accounts/api-token/"),
     ("annotate", "/annotate/"),
+    ("display-name", "/accounts/name/"),
 )
 
 
@@ -131,3 +135,26 @@ def open_page(page, base: str, name: str, path: str) -> None:
         page.wait_for_selector("#agreement-plot .main-svg")
     elif page.locator("[data-figure]").count():
         assert_figures_drawn(page)
+
+
+@contextmanager
+def open_context(browser, viewport: dict, **options) -> Iterator:
+    """A page in a fresh browser context at `viewport`; a phone's (390 px) is mobile and has touch."""
+    phone = viewport["width"] < 640
+    context = browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone, device_scale_factor=1, **options)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
+def visit_every_page(page, base: str, site, visit: Callable[[str, str], None]) -> None:
+    """Call `visit(name, path)` on every public page, every signed-in page and the rating page, signing in
+    and out between them; `visit` opens the page (open_page) and checks it."""
+    for name, path in public_pages(site):
+        visit(name, path)
+    log_in(page, base, RESEARCHER)
+    for name, path in SIGNED_IN_PAGES:
+        visit(name, path)
+    log_out(page, base)
+    visit("rate", open_rating_page(page, base))

@@ -8,8 +8,10 @@ from pathlib import Path
 import pandas
 import pytest
 
+from evaluation.engine.registry import TASKS
 from evaluation.models import Run
-from leaderboard.export_vocabulary import describe
+from leaderboard.columns import compare_axes
+from leaderboard.export_vocabulary import describe, score_column
 from tests.leaderboard.figures import assert_figures_drawn
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -84,6 +86,31 @@ def test_it_downloads_the_compared_runs(page, live_server, published, tmp_path):
     differences = read(download(page, page.locator("#exports-differences a", has_text="CSV"), tmp_path))
     assert len(differences) == page.locator("#difference-table tbody tr").count() > 0
     assert set(differences["run_a"]) == {chosen[0].pk} and set(differences["run_b"]) == {chosen[1].pk}
+
+
+def test_it_downloads_the_compared_runs_on_the_language_pair_chosen_on_the_page(page, live_server, published, tmp_path):
+    chosen = list(Run.objects.filter(dataset__name="nirdesha").order_by("-pk")[:2])
+    page.goto(f"{live_server.url}/compare/?runs={chosen[0].pk}&runs={chosen[1].pk}&languages=hin&languages=tam")
+    # The pair is chosen in the page's own form, as a visitor does.
+    page.select_option("#compare-language-pair", label="Tamil → Hindi only")
+    page.get_by_role("button", name="Compare").click()
+    page.wait_for_url("**language_pair=tam-hin**")
+    assert "compared on one pair: Tamil queries retrieving Hindi documents" in page.inner_text("#compared-over")
+    target = download(page, page.locator("#exports-differences a", has_text="CSV"), tmp_path)
+    assert "language_pair-tam-hin" in target.name
+    differences = read(target)
+    assert len(differences) == page.locator("#difference-table tbody tr").count() > 0
+    languages = dict(zip(differences["task"], differences["languages"], strict=False))
+    assert languages["t2"] == languages["t3x"] == "tam hin"
+    # The monolingual tasks stay means over the selected languages both models cover.
+    assert languages["t1"].split() and set(languages["t1"].split()) <= {"hin", "tam"}
+    # The summary's T2 column is the pair's value, as the page shows it.
+    summary = read(download(page, page.locator("#exports-compare a", has_text="CSV"), tmp_path))
+    label = next(label for task, _, label in compare_axes() if task == "t2")
+    column = page.locator("#compare-table thead th").all_inner_texts().index(label)
+    shown = page.locator("#compare-table tbody tr").first.locator("td").nth(column).inner_text()
+    as_shown = summary[f"{score_column('t2', TASKS['t2'].main_metric)}_as_shown"][0]
+    assert shown.startswith(f"{as_shown:.1f} [")
 
 
 def test_it_downloads_the_filtered_and_sorted_overview(page, live_server, published, tmp_path):

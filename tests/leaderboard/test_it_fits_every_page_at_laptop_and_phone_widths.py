@@ -12,15 +12,7 @@ import pytest
 from tests.browser import save_screenshot
 from tests.layout import LAPTOP, PHONE, elements_past_the_edge, overflowing_tables, page_width
 from tests.leaderboard.figures import assert_figures_drawn
-from tests.leaderboard.site_pages import (
-    RESEARCHER,
-    SIGNED_IN_PAGES,
-    log_in,
-    log_out,
-    open_page,
-    open_rating_page,
-    public_pages,
-)
+from tests.leaderboard.site_pages import open_context, open_page, visit_every_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -37,26 +29,18 @@ def check(page, base: str, name: str, path: str, width: int) -> None:
 @pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["1366", "390"])
 def test_it_fits_every_page(browser, live_server, site, viewport):
     phone = viewport is PHONE
-    context = browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone, device_scale_factor=1)
-    page = context.new_page()
     errors: list[str] = []
-    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
-    page.on("pageerror", lambda exception: errors.append(str(exception)))
-    try:
-        for name, path in public_pages(site):
-            check(page, live_server.url, name, path, viewport["width"])
-        log_in(page, live_server.url, RESEARCHER)
-        for name, path in SIGNED_IN_PAGES:
-            check(page, live_server.url, name, path, viewport["width"])
-        log_out(page, live_server.url)
-        rating = open_rating_page(page, live_server.url)
-        check(page, live_server.url, "rate", rating, viewport["width"])
+    with open_context(browser, viewport) as page:
+        page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+        page.on("pageerror", lambda exception: errors.append(str(exception)))
+        visit_every_page(
+            page, live_server.url, site, lambda name, path: check(page, live_server.url, name, path, viewport["width"])
+        )
+        # The walk ends on the rating page.
         guidelines_open = page.evaluate("() => document.getElementById('guidelines').open")
         hints_shown = page.locator(".keys-hint").first.is_visible()
         # On a phone the pair to rate comes first (guidelines folded) and keyboard hints are not shown.
         assert guidelines_open is (not phone) and hints_shown is (not phone)
-    finally:
-        context.close()
     assert not errors, errors
 
 
@@ -87,9 +71,7 @@ def test_it_gives_each_model_one_colour_in_every_chart(page, live_server, site):
 
 
 def test_the_overview_keeps_model_and_overall_in_view_on_a_phone(browser, live_server, site):
-    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=1)
-    page = context.new_page()
-    try:
+    with open_context(browser, PHONE) as page:
         page.goto(live_server.url + "/")
         page.wait_for_load_state("networkidle")
         for scrolled in (False, True):
@@ -113,16 +95,12 @@ def test_the_overview_keeps_model_and_overall_in_view_on_a_phone(browser, live_s
         assert first == page.locator("#overview-table tbody tr[data-run] td:nth-child(5)").first.inner_text().split()[0]
         page.locator("#overview-table").scroll_into_view_if_needed()
         save_screenshot(page, "overview-phone-scrolled", full_page=False)
-    finally:
-        context.close()
 
 
 def test_a_chart_of_many_bars_starts_with_the_top_three_models_on_a_phone(browser, live_server, site):
-    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=1)
-    page = context.new_page()
     visible = """() => document.querySelector('[data-figure="figure-languages"]').data
         .filter(trace => trace.visible !== 'legendonly').length"""
-    try:
+    with open_context(browser, PHONE) as page:
         page.goto(live_server.url + "/tasks/t2/")
         assert_figures_drawn(page, expected_traces={"figure-languages": 8})
         assert page.evaluate(visible) == 3
@@ -130,13 +108,7 @@ def test_a_chart_of_many_bars_starts_with_the_top_three_models_on_a_phone(browse
         button.click()
         page.wait_for_function(visible.replace("() =>", "() => 8 ===", 1))
         assert not button.count()
-    finally:
-        context.close()
-    laptop = browser.new_context(viewport=LAPTOP)
-    page = laptop.new_page()
-    try:
+    with open_context(browser, LAPTOP) as page:
         page.goto(live_server.url + "/tasks/t2/")
         assert_figures_drawn(page)
         assert page.evaluate(visible) == 8 and not page.get_by_role("button", name="Show all 8 models").count()
-    finally:
-        laptop.close()

@@ -12,15 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.layout import LAPTOP, PHONE
-from tests.leaderboard.site_pages import (
-    RESEARCHER,
-    SIGNED_IN_PAGES,
-    log_in,
-    log_out,
-    open_page,
-    open_rating_page,
-    public_pages,
-)
+from tests.leaderboard.site_pages import open_context, open_page, visit_every_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -43,40 +35,24 @@ def serious_violations(page) -> list[str]:
 
 @pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["1366", "390"])
 def test_it_has_no_serious_accessibility_violations(browser, live_server, site, viewport):
-    phone = viewport is PHONE
-    # The site's Content-Security-Policy forbids inline scripts, axe's among them; the audit is let through.
-    context = browser.new_context(
-        viewport=viewport, is_mobile=phone, has_touch=phone, device_scale_factor=1, bypass_csp=True
-    )
-    page = context.new_page()
     found: dict[str, list[str]] = {}
+    # The site's Content-Security-Policy forbids inline scripts, axe's among them; the audit is let through.
+    with open_context(browser, viewport, bypass_csp=True) as page:
 
-    def audit(name: str, path: str) -> None:
-        open_page(page, live_server.url, name, path)
-        if violations := serious_violations(page):
-            found[name] = violations
+        def audit(name: str, path: str) -> None:
+            open_page(page, live_server.url, name, path)
+            if violations := serious_violations(page):
+                found[name] = violations
 
-    try:
-        for name, path in public_pages(site):
-            audit(name, path)
-        log_in(page, live_server.url, RESEARCHER)
-        for name, path in SIGNED_IN_PAGES:
-            audit(name, path)
-        log_out(page, live_server.url)
-        audit("rate", open_rating_page(page, live_server.url))
+        visit_every_page(page, live_server.url, site, audit)
+        # The walk ends signed in as the annotator, whose annotation page differs from a researcher's.
         audit("annotate-annotator", "/annotate/")
-    finally:
-        context.close()
     assert found == {}, "\n".join(f"{name}: {line}" for name, lines in found.items() for line in lines)
 
 
 def test_the_audit_catches_a_serious_violation(browser, live_server, db):
     # The check itself must be able to fail: a button with no name is a critical finding.
-    context = browser.new_context(bypass_csp=True)
-    page = context.new_page()
-    try:
+    with open_context(browser, LAPTOP, bypass_csp=True) as page:
         page.goto(live_server.url + "/datasets/")
         page.evaluate("() => document.querySelector('main').append(document.createElement('button'))")
         assert any(line.startswith("button-name") for line in serious_violations(page))
-    finally:
-        context.close()

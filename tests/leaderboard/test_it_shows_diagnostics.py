@@ -40,7 +40,10 @@ def test_it_compares_models_on_the_multi_reference_diagnostics(client, evaluated
         header = table[0]
         assert header[1:3] == ["Hindi", "Urdu"] and header[-1] == "Mean"
         for row in table[1:]:
-            run = Run.objects.get(model__display_name=row[0])
+            # The model's name, then the origin badge that leads to its run.
+            label, origin = row[0].rsplit(" ", 1)
+            run = Run.objects.get(model__display_name=label)
+            assert origin == ("published" if run.is_published else "re-run")
             stored = Score.objects.get(run=run, task="multi", metric=name, source_id="hin", target=None).value
             assert row[1] == metric(name).format(stored)
         assert len(table) == 3
