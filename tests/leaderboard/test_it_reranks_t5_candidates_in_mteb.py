@@ -83,4 +83,3 @@ def test_mteb_reranks_the_engines_t5_pools_to_the_engines_figures(client, tmp_pa
     assert len(differences) == 2 * len(SHARED_METRICS)
     assert max(differences) < 1e-6, differences
     print(f"T5, mteb against the engine: largest difference {max(differences):.3g} over {len(differences)} figures")
-    print(sorted(engines.items()))
