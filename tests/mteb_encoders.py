@@ -30,7 +30,16 @@ def engine_encoder(backend: DenseBackend, mteb_name: str | None = None) -> Any:
         def __init__(self) -> None:
             pass
 
-        def encode(self, inputs, *, task_metadata, hf_split, hf_subset, prompt_type=None, **kwargs) -> np.ndarray:  # type: ignore[no-untyped-def]
+        def encode(
+            self,
+            inputs: Any,
+            *,
+            task_metadata: Any,
+            hf_split: str,
+            hf_subset: str,
+            prompt_type: Any = None,
+            **kwargs: Any,
+        ) -> np.ndarray:
             texts = [text for batch in inputs for text in batch["text"]]
             vectors: np.ndarray = backend.cache.get([text_key(text) for text in texts])
             assert vectors.shape[0] == len(texts)
