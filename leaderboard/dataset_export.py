@@ -7,7 +7,16 @@
                                        indian_context_instruction, description (the full dataset's format);
   dataset_card.json                    the version's name, version and card;
   mteb_tasks.json                      what leaderboard/mteb_tasks.py needs to define the version's mteb
-                                       tasks: their names' prefix, the revision and the content hash.
+                                       tasks: their names' prefix, the revision, the content hash and the seed;
+  t5_candidates.json                   T5's candidate sets, per language: item id → [the gold's id, then the
+                                       ids of its 20 hard negatives, best first]; absent when a language has
+                                       fewer than 21 items (T5 does not run there).
+
+T5's candidates are the engine's own: units.hard_negative_rows with the seed every run of the site uses
+(DEFAULT_SEED) and the version's content hash, over each language's instructions in item-id order (as
+the engine's corpus holds them), read from the site's pair-set store under the engine's key when a run
+has mined them already, else mined and stored there (the same BM25 mining, deterministic, ties ordered
+by the seeded permutation), so every later run reads the very pools the export hands out.
 
 `manage.py import_dataset` reads such a folder back, and `leaderboard.mteb_tasks.nirdesha_tasks(folder)`
 turns it into mteb tasks (README: "Nirdesha in mteb").
@@ -19,11 +28,17 @@ import io
 import json
 import zipfile
 
+from evaluation.engine import DEFAULT_SEED
+from evaluation.engine.corpus import SOURCE_LANGUAGE
 from evaluation.engine.languages import BY_CODE
+from evaluation.engine.pairs import PairSetStore
+from evaluation.engine.units import HARD_NEGATIVES, hard_negative_rows
 from evaluation.models import Dataset
+from evaluation.object_store import pair_set_store
 from leaderboard.mteb_export import mteb_task_prefix
 
 MTEB_TASKS_FILE = "mteb_tasks.json"
+T5_CANDIDATES_FILE = "t5_candidates.json"
 CARD_KEYS = ("license", "description", "provenance", "translation_pipeline", "citation", "homepage")
 
 
@@ -39,7 +54,31 @@ def mteb_facts(dataset: Dataset) -> dict:
         "revision": dataset.slug,
         "content_hash": dataset.content_hash,
         "task_prefix": mteb_task_prefix(dataset.name, dataset.is_demo),
+        "seed": DEFAULT_SEED,
     }
+
+
+def t5_candidates(dataset: Dataset) -> dict[str, dict[str, list[int]]]:
+    """language → {item id: [gold id, hard negative ids…]}: the pools the engine ranks T5 in, as item ids."""
+    by_language: dict[str, tuple[list[int], list[str]]] = {}
+    items = dataset.items.exclude(language_id=SOURCE_LANGUAGE).order_by("language_id", "item_id")
+    for code, item_id, instruction in items.values_list("language_id", "item_id", "instruction").iterator(5_000):
+        ids, texts = by_language.setdefault(code, ([], []))
+        ids.append(item_id)
+        texts.append(instruction)
+    store = PairSetStore(pair_set_store())
+    candidates: dict[str, dict[str, list[int]]] = {}
+    for code, (ids, texts) in by_language.items():
+        if len(ids) < HARD_NEGATIVES + 1:
+            continue
+        negatives = hard_negative_rows(
+            texts, seed=DEFAULT_SEED, content_hash=dataset.content_hash, language=code, store=store
+        )
+        candidates[code] = {
+            str(item_id): [item_id, *(ids[row] for row in rows)]
+            for item_id, rows in zip(ids, negatives.tolist(), strict=True)
+        }
+    return candidates
 
 
 def language_files(dataset: Dataset) -> dict[str, bytes]:
@@ -71,4 +110,7 @@ def archive(dataset: Dataset) -> bytes:
             bundle.writestr(f"{folder}/{name}", content)
         bundle.writestr(f"{folder}/dataset_card.json", json.dumps(card, indent=2, ensure_ascii=False))
         bundle.writestr(f"{folder}/{MTEB_TASKS_FILE}", json.dumps(mteb_facts(dataset), indent=2))
+        candidates = t5_candidates(dataset)
+        if candidates:
+            bundle.writestr(f"{folder}/{T5_CANDIDATES_FILE}", json.dumps(candidates, separators=(",", ":")))
     return buffer.getvalue()

@@ -128,6 +128,8 @@ def make_run(
                     add("t2", source, target, metric, value_for(level * 0.7, index, metric))
                 if "t3x" in tasks:
                     add("t3x", source, target, metric, value_for(level * 0.8, index, metric))
+            if "t5" in tasks:
+                add("t5", source, None, metric, value_for(level * 0.9, index, metric))
         if "t4" in tasks:
             add("t4", source, None, "auroc", round(0.5 + level, 6))
             add("t4", source, None, "auprc", round(0.4 + level, 6))

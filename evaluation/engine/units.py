@@ -29,7 +29,14 @@ from evaluation.engine.corpus import SOURCE_LANGUAGE, Corpus, LanguageTexts
 from evaluation.engine.diagnostics import multi_reference_per_query
 from evaluation.engine.lexical import BM25Index
 from evaluation.engine.metrics import per_query_retrieval
-from evaluation.engine.pairs import SPLITS, build_pair_set, stored_array, stored_array_file, texts_key
+from evaluation.engine.pairs import (
+    SPLITS,
+    PairSetStore,
+    build_pair_set,
+    stored_array,
+    stored_array_file,
+    texts_key,
+)
 from evaluation.engine.registry import TASKS, TaskSpec
 from evaluation.engine.retrieval import BlockScorer, rank_golds
 from evaluation.engine.task_details import (
@@ -390,6 +397,31 @@ def mine_hard_negatives(instructions: list[str], *, k: int, seed: int, content_h
     return result
 
 
+def hard_negative_key(documents: list[str], *, seed: int, content_hash: str, language: str) -> str:
+    """The key T5's pools of one language are stored under (pairs.stored_array): texts, count, seed, data."""
+    return texts_key("t5-pools", documents, HARD_NEGATIVES, seed, content_hash, language)
+
+
+def hard_negative_rows(
+    documents: list[str], *, seed: int, content_hash: str, language: str, store: PairSetStore | None = None
+) -> np.ndarray:
+    """T5's hard negatives of one language: for each document row (item-id order), the rows of its
+    HARD_NEGATIVES negatives, best first.
+
+    They depend on the dataset version and the seed only: mined once, stored, read by every run, and
+    by the site's export of the version (leaderboard/dataset_export.py), which passes its `store`
+    (default: the store in use, pairs.use_store) so that it hands out the very pools the runs read.
+    """
+    key = hard_negative_key(documents, seed=seed, content_hash=content_hash, language=language)
+
+    def mine() -> np.ndarray:
+        return mine_hard_negatives(documents, k=HARD_NEGATIVES, seed=seed, content_hash=content_hash, language=language)
+
+    if store is not None:
+        return store.array("t5-pools", key, content_hash, mine)
+    return stored_array("t5-pools", key, content_hash, mine)
+
+
 class PoolScorer(BlockScorer):
     """Scores of each query against its own small pool of documents (T5: the gold and 20 negatives).
 
@@ -436,15 +468,9 @@ class HardNegativeRetrieval(UnitMethod):
         detail = f"task {spec.id}: {source} ({context.step + 1} of {context.total_steps})"
         context.advance(detail, 0.0)
         documents = language.instructions if spec.document_field == "instruction" else language.personas
-        # The pools depend on the dataset version and the seed only: mined once, stored, read by every run.
-        key = texts_key("t5-pools", list(documents), HARD_NEGATIVES, context.seed, corpus.content_hash, source)
-        negatives = stored_array(
-            "t5-pools",
-            key,
-            corpus.content_hash,
-            lambda: mine_hard_negatives(
-                list(documents), k=HARD_NEGATIVES, seed=context.seed, content_hash=corpus.content_hash, language=source
-            ),
+        key = hard_negative_key(list(documents), seed=context.seed, content_hash=corpus.content_hash, language=source)
+        negatives = hard_negative_rows(
+            list(documents), seed=context.seed, content_hash=corpus.content_hash, language=source
         )
         n = len(language.item_ids)
         pools = np.concatenate([np.arange(n)[:, None], negatives], axis=1)

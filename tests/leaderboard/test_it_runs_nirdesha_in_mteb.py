@@ -13,18 +13,28 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
+from evaluation.engine.backends import DenseBackend, load_backend
+from evaluation.engine.cache import text_key
 from evaluation.engine.registry import TASKS
 from evaluation.models import Dataset, EmbeddingModel, Score
-from leaderboard.mteb_tasks import nirdesha_tasks, read_corpus
+from leaderboard.mteb_tasks import RETRIEVAL_TASKS, nirdesha_tasks, read_corpus
 from tests.engine.reference_outputs import load as recorded_engine_figures
 from tests.engine.reference_outputs import validation_corpus
 from tests.factories import FIVE, make_run
+from tests.fakes.models import minilm_path
 from tests.minilm_cache import MINILM_GROUP
+from tests.mteb_encoders import engine_encoder
 from tests.validation import create_validation_dataset
 
 pytestmark = pytest.mark.django_db
 
-VALIDATION_TASKS = ["NirdeshaValidationT1", "NirdeshaValidationT2", "NirdeshaValidationT3", "NirdeshaValidationT3x"]
+VALIDATION_TASKS = [
+    "NirdeshaValidationT1",
+    "NirdeshaValidationT2",
+    "NirdeshaValidationT3",
+    "NirdeshaValidationT3x",
+    "NirdeshaValidationT5",
+]
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 # mteb and the engine define these alike for full-pool retrieval with one relevant document a query.
 SHARED_METRICS = ("recall@1", "recall@5", "recall@10", "mrr@10")
@@ -50,11 +60,13 @@ def test_a_versions_files_define_its_mteb_tasks(validation):
     dataset, folder = validation
     tasks = nirdesha_tasks(folder)
     assert [task.metadata.name for task in tasks] == VALIDATION_TASKS
-    t1, t2, _, t3x = tasks
+    t1, t2, _, t3x, t5 = tasks
     assert all(task.metadata.main_score == "recall_at_1" and task.metadata.eval_splits == ["test"] for task in tasks)
     assert all(task.metadata.dataset["revision"] == "nirdesha-validation@1.0" for task in tasks)
     assert sorted(t1.hf_subsets) == sorted(FIVE) and t1.metadata.eval_langs["urd"] == ["urd-Arab"]
     assert len(t2.hf_subsets) == 20 and t3x.metadata.eval_langs["hin-urd"] == ["hin-Deva", "urd-Arab"]
+    # T5 is mteb's reranking of each query's candidates (tests/leaderboard/test_it_reranks_t5_candidates_in_mteb.py).
+    assert t5.metadata.type == "Reranking" and sorted(t5.hf_subsets) == sorted(FIVE)
     # Roles as the engine's: T1 asks with personas among instructions, T3 the other way round.
     t1.load_data()
     hin = t1.dataset["hin"]["test"]
@@ -87,6 +99,7 @@ def test_the_demo_exports_under_task_names_of_its_own(client, tmp_path):
         "NirdeshaDemoT2",
         "NirdeshaDemoT3",
         "NirdeshaDemoT3x",
+        "NirdeshaDemoT5",
     ]
     run = make_run(demo, "bm25", kind="lexical", languages=("hin", "urd"))
     names = zipfile.ZipFile(io.BytesIO(client.get(f"/results/{run.pk}/mteb.zip").content)).namelist()
@@ -105,8 +118,11 @@ def test_the_sites_mteb_exports_load_in_mteb_validated_and_by_model_name(client,
 
     dataset, folder = validation
     tasks = nirdesha_tasks(folder)
-    bm25 = make_run(dataset, "bm25", kind="lexical")
-    minilm = make_run(dataset, "/opt/models/all-MiniLM-L6-v2", display_name="all-MiniLM-L6-v2 (reference)")
+    every_task = ("t1", "t2", "t3", "t3x", "t4", "t5")
+    bm25 = make_run(dataset, "bm25", kind="lexical", tasks=every_task)
+    minilm = make_run(
+        dataset, "/opt/models/all-MiniLM-L6-v2", display_name="all-MiniLM-L6-v2 (reference)", tasks=every_task
+    )
     EmbeddingModel.objects.filter(pk=minilm.model_id).update(is_local=True, hub_url=f"https://huggingface.co/{MINILM}")
     cache = tmp_path / "mteb-cache"
     for run in (bm25, minilm):
@@ -123,6 +139,7 @@ def test_the_sites_mteb_exports_load_in_mteb_validated_and_by_model_name(client,
         (model,) = loaded.model_results
         assert model.model_name == name
         by_task = {result.task_name: result for result in model.task_results}
+        # T4's file has no mteb task (leaderboard/mteb_tasks.py says why): it is left out, every other kept.
         assert sorted(by_task) == VALIDATION_TASKS
         for task_name, result in by_task.items():
             task_id = task_name.removeprefix("NirdeshaValidation").lower()
@@ -137,59 +154,24 @@ def test_the_sites_mteb_exports_load_in_mteb_validated_and_by_model_name(client,
                 assert not math.isnan(subset["main_score"]) and subset["main_score"] == stored.value
 
 
-class EngineEmbeddings:
-    """all-MiniLM-L6-v2 for mteb, as the engine encodes it (float64 on the CPU, unit vectors rounded to float32).
-
-    mteb does everything else: the retrieval, its ranking and its metrics. The embeddings are the ones the
-    engine's run used (the shared MiniLM cache of the validation sample, tests/minilm_cache.py), so that the
-    figures compare the tasks' and the metrics' definitions, not two forward passes.
-    """
-
-    def __init__(self, cache_root: Path) -> None:
-        import mteb
-        from mteb.models.abs_encoder import AbsEncoder
-
-        from evaluation.engine.backends import load_backend
-        from evaluation.engine.cache import text_key
-        from tests.fakes.models import minilm_path
-
-        self.backend = load_backend(str(minilm_path()), cache_root=cache_root, device="cpu").backend
-        self.text_key = text_key
-        backend = self.backend
-
-        class Encoder(AbsEncoder):
-            mteb_model_meta = mteb.get_model_meta(MINILM)
-
-            def __init__(self) -> None:
-                pass
-
-            def encode(self, inputs, *, task_metadata, hf_split, hf_subset, prompt_type=None, **kwargs):
-                texts = [text for batch in inputs for text in batch["text"]]
-                vectors = backend.cache.get([text_key(text) for text in texts])
-                assert vectors.shape == (len(texts), 384)
-                return vectors
-
-        self.encoder = Encoder()
-
-
 @pytest.mark.slow
 @MINILM_GROUP
 def test_mtebs_figures_for_minilm_equal_the_engines(validation, minilm_cache):
     import mteb
     from mteb.models.sentence_transformer_wrapper import SentenceTransformerEncoderWrapper
 
-    from tests.fakes.models import minilm_path
-
     _, folder = validation
-    engine = EngineEmbeddings(minilm_cache)
+    # all-MiniLM-L6-v2 for mteb, as the engine encoded it: the shared MiniLM cache of the validation sample.
+    backend = load_backend(str(minilm_path()), cache_root=minilm_cache, device="cpu").backend
+    assert isinstance(backend, DenseBackend)
     # The embeddings are all-MiniLM-L6-v2's as mteb loads it from the package folder (float32 there).
     sample = list(validation_corpus().languages["hin"].personas[:8])
     wrapper = SentenceTransformerEncoderWrapper(str(minilm_path()), device="cpu")
     theirs = wrapper.model.encode(sample, normalize_embeddings=True)
-    ours = engine.backend.cache.get([engine.text_key(text) for text in sample])
+    ours = backend.cache.get([text_key(text) for text in sample])
     assert np.abs(theirs - ours).max() < 1e-5
 
-    results = mteb.evaluate(engine.encoder, nirdesha_tasks(folder), cache=None)
+    results = mteb.evaluate(engine_encoder(backend, MINILM), nirdesha_tasks(folder, RETRIEVAL_TASKS), cache=None)
     recorded = {(task, source, target, metric): value for task, source, target, metric, value, *_ in
                 recorded_engine_figures("minilm")["scores"]}  # fmt: skip
     compared = 0
