@@ -98,6 +98,7 @@ SIGNED_IN_PAGES: tuple[tuple[str, str], ...] = (
     ("token", "/accounts/api-token/"),
     ("annotate", "/annotate/"),
     ("display-name", "/accounts/name/"),
+    ("hub-account", "/accounts/hub/"),
 )
 
 
