@@ -8,6 +8,8 @@ for the person, and then nothing was written.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -250,14 +252,20 @@ def _lock_client_network(network: str) -> None:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [int.from_bytes(digest, "big", signed=True)])
 
 
-def _raced_duplicate_refusal(check: ModelCheck, dataset: Dataset, engine_version: str) -> SubmissionRefused | None:
-    """The refusal of a submission that raced an identical one past the duplicate check, or None.
+@contextmanager
+def _refusing_raced_duplicates(name: str, commit: str, dataset: Dataset, engine_version: str) -> Iterator[None]:
+    """Refuse a submission that raced an identical one past the duplicate check, naming the run that won.
 
-    The database's unique constraint let exactly one of them in; the other is refused naming that run.
-    None when the integrity error has another cause (which the caller raises)."""
-    model = EmbeddingModel.objects.named(check.name).first()
-    duplicate = model and Run.objects.duplicate_of(model, check.commit, dataset, engine_version)
-    return None if duplicate is None else _duplicate_refusal(duplicate)
+    The database's unique constraint let exactly one of them in; an integrity error of another cause
+    is raised as it is."""
+    try:
+        yield
+    except IntegrityError:
+        model = EmbeddingModel.objects.named(name).first()
+        duplicate = model and Run.objects.duplicate_of(model, commit, dataset, engine_version)
+        if duplicate is None:
+            raise
+        raise _duplicate_refusal(duplicate) from None
 
 
 def _record_run(
@@ -320,25 +328,22 @@ def requeue_on_current_engine(user, old: Run) -> Run:
             field=None,
         )
     engine_version = current_engine_version()
-    try:
-        with transaction.atomic():
-            run, sending = _record_run(
-                old.model,
-                old.dataset,
-                commit=old.resolved_commit,
-                engine_version=engine_version,
-                user=user,
-                revision=old.revision or old.resolved_commit,
-                note=f"Re-queued from run {old.pk} (engine {old.engine_version}) on engine {engine_version}.",
-                lifecycle=RunLifecycle(requeued_from={"run": old.pk, "engine_version": old.engine_version}),
-                tasks=old.tasks,
-                languages=old.languages,
-            )
-    except IntegrityError:
-        duplicate = Run.objects.duplicate_of(old.model, old.resolved_commit, old.dataset, engine_version)
-        if duplicate is None:
-            raise
-        raise _duplicate_refusal(duplicate) from None
+    with (
+        _refusing_raced_duplicates(old.model.name, old.resolved_commit, old.dataset, engine_version),
+        transaction.atomic(),
+    ):
+        run, sending = _record_run(
+            old.model,
+            old.dataset,
+            commit=old.resolved_commit,
+            engine_version=engine_version,
+            user=user,
+            revision=old.revision or old.resolved_commit,
+            note=f"Re-queued from run {old.pk} (engine {old.engine_version}) on engine {engine_version}.",
+            lifecycle=RunLifecycle(requeued_from={"run": old.pk, "engine_version": old.engine_version}),
+            tasks=old.tasks,
+            languages=old.languages,
+        )
     outbox.raise_if_deferred(run, sending.result)
     return run
 
@@ -356,49 +361,43 @@ def submit(user, submission: Submission) -> Run:
         raise _quota_refusal()
     check = check_model(user, submission.model, submission.revision)
     engine_version = current_engine_version()
-    try:
-        with transaction.atomic():
-            _lock_submitter(user)
-            if limited:
-                _lock_client_network(client_network(submission.client_address))
-            if limited and submissions_left(user, submission.client_address) <= 0:
-                raise _quota_refusal()
-            # One row per model whatever the case of its id: the row already there keeps its spelling.
-            model = EmbeddingModel.objects.named(check.name).first()
-            created = model is None
-            if model is None:
-                model = EmbeddingModel.objects.create(name=check.name, **new_model_description(user, submission, check))
-            if not created:
-                model.fill_blanks(**trusted_description(user, submission, check))
-                # Staff's word is the site's: their declaration marks the model. Anyone else's waits on
-                # their run for staff to accept it; "not trained on it" never withdraws a mark.
-                if user.is_staff and submission.trained_on_nirdesha and model.trained_on_nirdesha is not True:
-                    model.trained_on_nirdesha = True
-                    model.save(update_fields=["trained_on_nirdesha"])
-            run, sending = _record_run(
-                model,
-                dataset,
-                commit=check.commit,
-                engine_version=engine_version,
-                user=user,
-                revision=submission.revision.strip(),
-                note=submission.note,
-                notify_by_email=submission.notify_by_email,
-                client_network=client_network(submission.client_address),
-                stands_for_model=check.on_main_history,
-                lifecycle=RunLifecycle(
-                    submission={
-                        **check.summary(),
-                        "display_name": submission.display_name,
-                        "claims": submitter_claims(submission),
-                    }
-                ),
-            )
-    except IntegrityError:
-        refusal = _raced_duplicate_refusal(check, dataset, engine_version)
-        if refusal is None:
-            raise
-        raise refusal from None
+    with _refusing_raced_duplicates(check.name, check.commit, dataset, engine_version), transaction.atomic():
+        _lock_submitter(user)
+        if limited:
+            _lock_client_network(client_network(submission.client_address))
+        if limited and submissions_left(user, submission.client_address) <= 0:
+            raise _quota_refusal()
+        # One row per model whatever the case of its id: the row already there keeps its spelling.
+        model = EmbeddingModel.objects.named(check.name).first()
+        created = model is None
+        if model is None:
+            model = EmbeddingModel.objects.create(name=check.name, **new_model_description(user, submission, check))
+        if not created:
+            model.fill_blanks(**trusted_description(user, submission, check))
+            # Staff's word is the site's: their declaration marks the model. Anyone else's waits on
+            # their run for staff to accept it; "not trained on it" never withdraws a mark.
+            if user.is_staff and submission.trained_on_nirdesha and model.trained_on_nirdesha is not True:
+                model.trained_on_nirdesha = True
+                model.save(update_fields=["trained_on_nirdesha"])
+        run, sending = _record_run(
+            model,
+            dataset,
+            commit=check.commit,
+            engine_version=engine_version,
+            user=user,
+            revision=submission.revision.strip(),
+            note=submission.note,
+            notify_by_email=submission.notify_by_email,
+            client_network=client_network(submission.client_address),
+            stands_for_model=check.on_main_history,
+            lifecycle=RunLifecycle(
+                submission={
+                    **check.summary(),
+                    "display_name": submission.display_name,
+                    "claims": submitter_claims(submission),
+                }
+            ),
+        )
     # When the broker did not take the task, the run is recorded and marked; the sweeper sends it later.
     outbox.raise_if_deferred(run, sending.result)
     return run
@@ -413,22 +412,16 @@ def submit_reference(check: ModelCheck, dataset: Dataset, *, description: dict, 
     the run has no submitter.
     """
     engine_version = current_engine_version()
-    try:
-        with transaction.atomic():
-            model, _ = EmbeddingModel.objects.get_or_create(name=check.name, defaults=description)
-            run, sending = _record_run(
-                model,
-                dataset,
-                commit=check.commit,
-                engine_version=engine_version,
-                user=None,
-                note=note,
-                lifecycle=RunLifecycle(submission={**check.summary(), "reference": True}),
-            )
-    except IntegrityError:
-        refusal = _raced_duplicate_refusal(check, dataset, engine_version)
-        if refusal is None:
-            raise
-        raise refusal from None
+    with _refusing_raced_duplicates(check.name, check.commit, dataset, engine_version), transaction.atomic():
+        model, _ = EmbeddingModel.objects.get_or_create(name=check.name, defaults=description)
+        run, sending = _record_run(
+            model,
+            dataset,
+            commit=check.commit,
+            engine_version=engine_version,
+            user=None,
+            note=note,
+            lifecycle=RunLifecycle(submission={**check.summary(), "reference": True}),
+        )
     outbox.raise_if_deferred(run, sending.result)
     return run

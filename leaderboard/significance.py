@@ -113,22 +113,20 @@ def bootstrap_p_value(differences: np.ndarray) -> float:
         return 1.0
     if size == 1:
         return 1.0 if draws[0] == 0 else 0.0
-    at_most, below = int(np.count_nonzero(draws <= 0)), int(np.count_nonzero(draws < 0))
-    if at_most == 0:
-        q_at_most = 0.0
-    elif at_most == size:
-        q_at_most = 1.0
-    else:
-        left, right = draws[at_most - 1], draws[at_most]
-        q_at_most = (at_most - 1 + (0.0 - left) / (right - left)) / (size - 1)
-    if below == 0:
-        q_at_least = 0.0
-    elif below == size:
-        q_at_least = 1.0
-    else:
-        left, right = draws[below - 1], draws[below]
-        q_at_least = (below - 1 + (0.0 - left) / (right - left)) / (size - 1)
+    q_at_most = _level_of_zero(draws, int(np.count_nonzero(draws <= 0)))
+    q_at_least = _level_of_zero(draws, int(np.count_nonzero(draws < 0)))
     return float(min(1.0, 2 * min(q_at_most, 1.0 - q_at_least)))
+
+
+def _level_of_zero(draws: np.ndarray, count: int) -> float:
+    """The percentile level at which the (sorted) draws' linearly interpolated quantile crosses 0, where
+    `count` draws lie on the lower side of 0: numpy's default quantile, inverted."""
+    if count == 0:
+        return 0.0
+    if count == draws.size:
+        return 1.0
+    left, right = draws[count - 1], draws[count]
+    return float((count - 1 + (0.0 - left) / (right - left)) / (draws.size - 1))
 
 
 def excludes_zero(ci_low: float | None, ci_high: float | None) -> bool:
