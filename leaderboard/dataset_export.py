@@ -31,8 +31,6 @@ import zipfile
 from evaluation.engine import DEFAULT_SEED
 from evaluation.engine.corpus import SOURCE_LANGUAGE
 from evaluation.engine.languages import BY_CODE
-from evaluation.engine.pairs import PairSetStore
-from evaluation.engine.units import HARD_NEGATIVES, hard_negative_rows
 from evaluation.models import Dataset
 from evaluation.object_store import pair_set_store
 from leaderboard.mteb_export import mteb_task_prefix
@@ -66,6 +64,11 @@ def t5_candidates(dataset: Dataset) -> dict[str, dict[str, list[int]]]:
         ids, texts = by_language.setdefault(code, ([], []))
         ids.append(item_id)
         texts.append(instruction)
+    # Imported here: the engine's units bring torch and bm25s, which the web process loads only when
+    # a version's files are exported (tests/foundation/test_it_starts_the_site_without_the_model_libraries).
+    from evaluation.engine.pairs import PairSetStore
+    from evaluation.engine.units import HARD_NEGATIVES, hard_negative_rows
+
     store = PairSetStore(pair_set_store())
     candidates: dict[str, dict[str, list[int]]] = {}
     for code, (ids, texts) in by_language.items():
