@@ -93,6 +93,42 @@ def build_tiny_model(
     return folder
 
 
+def build_tiny_t5_model(folder: Path, texts: list[str] | None = None, *, seed: int = 0, hidden_size: int = 64) -> Path:
+    """Save a small random T5 encoder (two layers, the tiny BERT's WordPiece tokenizer, mean pooling) as a
+    sentence-transformers folder: a model of the T5 family, which the engine never encodes in float16."""
+    import torch
+    from sentence_transformers import SentenceTransformer
+    from transformers import T5Config, T5EncoderModel
+
+    folder = Path(folder)
+    bert = build_tiny_model(folder.parent / f".{folder.name}-bert", texts, seed=seed)
+    source = folder.parent / f".{folder.name}-source"
+    source.mkdir(parents=True, exist_ok=True)
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(str(bert))
+    tokenizer.save_pretrained(source)
+    config = T5Config(
+        vocab_size=len(tokenizer),
+        d_model=hidden_size,
+        d_kv=hidden_size // 4,
+        d_ff=hidden_size * 2,
+        num_layers=2,
+        num_heads=4,
+        pad_token_id=tokenizer.pad_token_id,
+    )
+    torch.manual_seed(seed)
+    T5EncoderModel(config).save_pretrained(source, safe_serialization=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from sentence_transformers.models import Pooling, Transformer
+
+        transformer = Transformer(str(source), max_seq_length=128)
+        model = SentenceTransformer(modules=[transformer, Pooling(hidden_size)], device="cpu")
+    model.save(str(folder))
+    return folder
+
+
 def break_weights(folder: Path) -> Path:
     """Make a model folder whose safetensors file is valid but does not fit its config: it cannot load."""
     import numpy as np

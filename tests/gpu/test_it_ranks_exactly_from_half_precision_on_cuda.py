@@ -1,0 +1,97 @@
+"""On CUDA, gold ranks from float16/bfloat16 score blocks equal those of float32 scores, under the tie rule.
+
+The device computes each block of scores in half precision and re-scores in float32 only the documents
+within the error bound of a gold's tie edge (evaluation/engine/retrieval.py). The pools are full of
+exact and near ties; block sizes are forced small so that blocks of fewer than 16 queries and a short
+tail slice run too (half-precision matrix products take other kernels there). How many blocks fell
+back to float32 outright is printed: on ordinary pools none should.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from evaluation.engine.retrieval import TIE_RELATIVE_TOLERANCE, DenseScorer, query_block_size, rank_golds
+from tests.engine.test_it_ranks_exactly_from_reduced_precision_scores import (
+    float32_pair_scores,
+    reference_ranks,
+    tied_pool,
+)
+from tests.gpu.cuda import ON_CUDA
+
+pytestmark = ON_CUDA
+
+
+class CountingScorer(DenseScorer):
+    """The dense scorer, counting its blocks and those it had to score again in float32 outright."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.blocks = 0
+        self.fallbacks = 0
+
+    def block(self, start: int, stop: int) -> torch.Tensor:
+        self.blocks += 1
+        return super().block(start, stop)
+
+    def block_float32(self, start: int, stop: int) -> torch.Tensor:
+        self.fallbacks += 1
+        return super().block_float32(start, stop)
+
+
+@pytest.mark.parametrize("queries_per_block", [7, 13, 120])
+@pytest.mark.parametrize("precision", ["float16", "bfloat16"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_gold_ranks_on_cuda_equal_those_of_float32_scores(precision, seed, queries_per_block):
+    queries, docs, gold = tied_pool(seed)
+    group = np.arange(len(docs)) % 3 == 0
+    expected, expected_groups = reference_ranks(float32_pair_scores(queries, docs), gold, group)
+    scorer = CountingScorer(queries, docs, device="cuda", precision=precision)
+    budget = queries_per_block * len(docs) * 13
+    assert query_block_size(len(docs), budget, scorer.score_bytes) == queries_per_block
+    reduced = rank_golds(scorer, gold, groups={"g": group}, memory_budget=budget)
+    print(f"{precision}, seed {seed}, {queries_per_block} a block: {scorer.fallbacks} of {scorer.blocks} in float32")
+    assert (reduced.ranks >= 1).all()
+    np.testing.assert_array_equal(reduced.ranks[:, 0], expected)
+    np.testing.assert_array_equal(reduced.group_counts["g"][:, 0], expected_groups)
+    exact = rank_golds(DenseScorer(queries, docs, device="cuda", precision="float32"), gold, groups={"g": group})
+    np.testing.assert_array_equal(reduced.ranks, exact.ranks)
+    # The top 10 by float32 score (exact duplicates may trade places, their scores may not).
+    pair_scores = float32_pair_scores(queries, docs)
+    expected_top = -np.sort(-pair_scores, axis=1)[:, :10]
+    np.testing.assert_allclose(np.take_along_axis(pair_scores, reduced.topk, axis=1), expected_top, atol=1e-6, rtol=0)
+
+
+def test_a_large_pool_is_ranked_in_float16_without_falling_back():
+    rng = np.random.default_rng(8)
+    n_docs, dim = 50_000, 384
+    common = rng.normal(size=dim)
+    common /= np.linalg.norm(common)
+    noise = rng.normal(size=(n_docs, dim))
+    noise /= np.linalg.norm(noise, axis=1, keepdims=True)
+    docs = (0.6 * common + 0.8 * noise).astype(np.float32)
+    docs /= np.linalg.norm(docs, axis=1, keepdims=True)
+    gold = rng.integers(0, n_docs, size=1000)
+    queries = 0.6 * common + 0.04 * noise[gold] + 0.8 * rng.normal(size=(1000, dim)) / np.sqrt(dim)
+    queries = (queries / np.linalg.norm(queries, axis=1, keepdims=True)).astype(np.float32)
+    scorer = CountingScorer(queries, docs, device="cuda", precision="float16")
+    reduced = rank_golds(scorer, gold)
+    print(f"50,000-document pool: {scorer.fallbacks} of {scorer.blocks} blocks in float32")
+    assert scorer.fallbacks == 0
+    # The rule's ranks on exact (float64) scores, up to documents within float32 noise (1e-6) of a
+    # gold's tie edge: with thousands of documents per 1e-3 around each gold, two float32 computations
+    # (the device's and the host's) may put such a document on either side.
+    exact = queries.astype(np.float64) @ docs.astype(np.float64).T
+    rows = np.arange(len(gold))
+    gold_scores = exact[rows, gold]
+    edge = gold_scores - TIE_RELATIVE_TOLERANCE * np.maximum(1.0, np.abs(gold_scores))
+    exact[rows, gold] = -np.inf
+    surely = 1 + (exact >= (edge + 1e-6)[:, None]).sum(axis=1)
+    possibly = 1 + (exact >= (edge - 1e-6)[:, None]).sum(axis=1)
+    ranks = reduced.ranks[:, 0]
+    assert ((surely <= ranks) & (ranks <= possibly)).all()
+    assert (ranks == surely)[surely == possibly].all()
+    cpu = rank_golds(DenseScorer(queries, docs, device="cpu"), gold)
+    print(f"ranks equal to the CPU's float64 scoring for {(cpu.ranks == reduced.ranks).mean():.2%} of queries")
