@@ -173,11 +173,11 @@ def synchronise(device: str) -> None:
         torch.cuda.synchronize()
 
 
-def floor_rate(encoder, texts: list[str], token_budget: int) -> dict:
-    """Texts per second of the plain forward pass on pre-tokenised, length-sorted batches (no tokenising).
+def floor_batches(encoder, texts: list[str], token_budget: int) -> list[dict[str, torch.Tensor]]:
+    """The floor's batches, on the device: pre-tokenised, length-sorted, trimmed to their longest row.
 
-    Texts are tokenised beforehand (untimed) in calls of 4,096 in descending length, and every batch is
-    trimmed and moved to the device at once, so the host never holds the whole padded corpus.
+    Texts are tokenised in calls of 4,096 in descending length, and every batch is trimmed and moved to
+    the device at once, so the host never holds the whole padded corpus.
     """
     model, device = encoder.model, encoder.device
     order = np.argsort([-len(text) for text in texts], kind="stable")
@@ -196,6 +196,20 @@ def floor_rate(encoder, texts: list[str], token_budget: int) -> dict:
                 }
             )
         del features
+    return batches
+
+
+def padding_share(batches: list[dict[str, torch.Tensor]]) -> float:
+    """The share of padded positions in the batches: the most that attention without padding can save."""
+    real = sum(int(batch["attention_mask"].sum()) for batch in batches)
+    padded = sum(batch["attention_mask"].numel() for batch in batches)
+    return 1.0 - real / max(1, padded)
+
+
+def floor_rate(encoder, texts: list[str], token_budget: int) -> dict:
+    """Texts per second of the plain forward pass on pre-tokenised, length-sorted batches (no tokenising)."""
+    model, device = encoder.model, encoder.device
+    batches = floor_batches(encoder, texts, token_budget)
     model.eval()
     with torch.inference_mode():
         model(batches[-1])  # warm-up on the smallest batch
@@ -205,7 +219,13 @@ def floor_rate(encoder, texts: list[str], token_budget: int) -> dict:
             model(batch)["sentence_embedding"]
         synchronise(device)
         seconds = time.perf_counter() - started
-    return {"texts": len(texts), "seconds": seconds, "texts_per_second": len(texts) / seconds, "tokens": token_budget}
+    return {
+        "texts": len(texts),
+        "seconds": seconds,
+        "texts_per_second": len(texts) / seconds,
+        "tokens": token_budget,
+        "padding_share": padding_share(batches),
+    }
 
 
 def peak_rss_bytes() -> int:

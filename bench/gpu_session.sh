@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One lease of a GPU machine, in one call: the `gpu` tests, then the full-scale bench of
-# all-MiniLM-L6-v2 (50,000 items × 12 languages + English) and of a random 24-layer, 1024-wide encoder.
+# all-MiniLM-L6-v2 (50,000 items × 12 languages + English) and of a random 24-layer, 1024-wide encoder,
+# then the forward-pass variants of bench/gpu_variants.py (attention implementations, budgets, compile).
 #
 # Prepare here with `.venv/bin/python bench/gpu_pack.py`, then run through the device tool with
 # carry [".gpu"] and `bash bench/gpu_session.sh`. Everything lands in $OUT (logs and --json files).
@@ -14,8 +15,8 @@ export NIRDESHA_SHARED_DATA="$PWD/.gpu/data"
 SITE=/tmp/nirdesha-site
 python3 bench/gpu_unpack.py "$SITE" >/dev/null || exit 1
 export PYTHONPATH="$SITE:$PWD"
-TESTS_S=${TESTS_S:-200} MINILM_S=${MINILM_S:-270} RANDOM_S=${RANDOM_S:-80}
-RANDOM_ITEMS=${RANDOM_ITEMS:-5000}
+TESTS_S=${TESTS_S:-180} MINILM_S=${MINILM_S:-250} RANDOM_S=${RANDOM_S:-70} VARIANTS_S=${VARIANTS_S:-70}
+RANDOM_ITEMS=${RANDOM_ITEMS:-3000}
 
 {
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
@@ -36,3 +37,8 @@ echo "== random-24x1024, $RANDOM_ITEMS items"
 timeout "$RANDOM_S" python3 bench/full_scale.py --items "$RANDOM_ITEMS" --languages 12 --device cuda --floor-share 0.25 \
   --model random-24x1024 --json "$OUT/full_scale_random24x1024_h100.json" >"$OUT/random.log" 2>&1
 echo "exit $?"; grep -E "^\[|ratio|corpus" "$OUT/random.log" | tail -20
+
+echo "== forward-pass variants"
+timeout "$VARIANTS_S" python3 bench/gpu_variants.py --items 3000 --languages 4 --compile \
+  --json "$OUT/gpu_variants_h100.json" >"$OUT/variants.log" 2>&1
+echo "exit $?"; grep -E "texts/s|padding|not available|failed" "$OUT/variants.log"

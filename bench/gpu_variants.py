@@ -1,0 +1,124 @@
+"""Where a GPU's encoding time goes: variants of the plain forward pass timed on one set of batches.
+
+The padded floor of bench/full_scale.py (pre-tokenised, length-sorted batches of `--tokens` tokens,
+half precision) is timed as it is, then with each attention implementation transformers offers for
+the model, with other token budgets and, last, under `torch.compile`; the share of padded positions
+(the most that attention without padding can save) and a profile of the floor's kernels are printed.
+It answers, in one short call on a lent GPU, which of these is worth building into the engine.
+
+    python3 bench/gpu_variants.py --items 3000 --languages 4 --json OUT.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import torch  # noqa: E402
+
+from bench.full_scale import floor_batches, padding_share, synchronise, synthetic_corpus  # noqa: E402
+from evaluation.engine.encoders import SentenceTransformerEncoder, resolve_model  # noqa: E402
+from evaluation.engine.runner import unique_texts  # noqa: E402
+from tests.fakes.models import minilm_path  # noqa: E402
+
+
+def rate(model, batches: list[dict[str, torch.Tensor]], device: str, texts: int) -> float:
+    """Texts per second of the model over the batches, after one warm-up pass over the smallest."""
+    with torch.inference_mode():
+        model(batches[-1])
+        synchronise(device)
+        started = time.perf_counter()
+        for batch in batches:
+            model(batch)["sentence_embedding"]
+        synchronise(device)
+    return texts / (time.perf_counter() - started)
+
+
+def set_attention(auto_model, implementation: str) -> bool:
+    """Switch the transformers model's attention implementation; False when it does not support it."""
+    try:
+        if hasattr(auto_model, "set_attn_implementation"):
+            auto_model.set_attn_implementation(implementation)
+        else:
+            auto_model.config._attn_implementation = implementation
+        return True
+    except Exception as error:  # an implementation the architecture or this install lacks
+        print(f"  {implementation}: not available ({type(error).__name__}: {str(error)[:120]})")
+        return False
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--items", type=int, default=3000)
+    parser.add_argument("--languages", type=int, default=4)
+    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    parser.add_argument("--tokens", type=int, default=65_536)
+    parser.add_argument("--compile", action="store_true", help="also time the model under torch.compile")
+    parser.add_argument("--json", type=Path, default=None)
+    arguments = parser.parse_args()
+
+    corpus = synthetic_corpus(arguments.items, arguments.languages)
+    encoder = SentenceTransformerEncoder.load(resolve_model(str(minilm_path())), device=arguments.device)
+    model = encoder.model
+    auto_model = model[0].auto_model
+    texts = unique_texts(corpus, encoder.prefixed)
+    batches = floor_batches(encoder, texts, arguments.tokens)
+    report: dict = {
+        "device": torch.cuda.get_device_name(0) if arguments.device.startswith("cuda") else "cpu",
+        "texts": len(texts),
+        "precision": encoder.precision,
+        "attention": getattr(auto_model.config, "_attn_implementation", None),
+        "padding_share": padding_share(batches),
+        "rates": {},
+    }
+    print(
+        f"{len(texts)} texts, {len(batches)} batches, padding {report['padding_share']:.1%}, "
+        f"attention {report['attention']}, {encoder.precision}"
+    )
+    report["rates"]["floor"] = rate(model, batches, arguments.device, len(texts))
+    for implementation in ("eager", "sdpa", "flex_attention"):
+        if set_attention(auto_model, implementation):
+            try:
+                report["rates"][f"attention={implementation}"] = rate(model, batches, arguments.device, len(texts))
+            except Exception as error:
+                print(f"  {implementation}: failed ({type(error).__name__}: {str(error)[:160]})")
+    set_attention(auto_model, report["attention"] or "sdpa")
+    for tokens in (16_384, 262_144):
+        other = floor_batches(encoder, texts, tokens)
+        report["rates"][f"tokens={tokens}"] = rate(model, other, arguments.device, len(texts))
+        del other
+    if arguments.device.startswith("cuda"):
+        from torch.profiler import ProfilerActivity, profile
+
+        with torch.inference_mode(), profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as profiler:
+            for batch in batches[: min(40, len(batches))]:
+                model(batch)["sentence_embedding"]
+            synchronise(arguments.device)
+        table = profiler.key_averages().table(sort_by="cuda_time_total", row_limit=14)
+        print(table)
+        report["profile"] = table
+    for label, value in report["rates"].items():
+        print(f"{label:>28}: {value:9.0f} texts/s  ({value / report['rates']['floor']:.2f}× the floor)", flush=True)
+    if arguments.json:
+        arguments.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    if arguments.compile:
+        model[0].auto_model = torch.compile(auto_model, dynamic=True)
+        started = time.perf_counter()
+        report["rates"]["compiled"] = rate(model, batches, arguments.device, len(texts))
+        print(
+            f"{'compiled':>28}: {report['rates']['compiled']:9.0f} texts/s "
+            f"({report['rates']['compiled'] / report['rates']['floor']:.2f}× the floor; "
+            f"{time.perf_counter() - started:.0f} s with compilation)"
+        )
+        if arguments.json:
+            arguments.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
