@@ -5,7 +5,11 @@ device idles while the tokenizer works, and its batches hold a fixed number of t
 length. Here:
 
   * texts are sorted by length and tokenised by a producer thread in large batched calls of the
-    model's own `preprocess` (the fast tokenizer parallelises one call over all cores);
+    model's own `preprocess` (the fast tokenizer parallelises one call over all cores), or, where it
+    gives the very same tensors, of the fast tokenizer itself (`DirectTokeniser`): transformers turns
+    every token of a call into a Python object on the way to a tensor, which holds the interpreter
+    lock the forward pass needs and, on a GPU, made tokenising the engine's bottleneck (an H100
+    encoded all-MiniLM-L6-v2 at 0.34× its forward pass alone);
   * each large call is cut into batches holding at most `token_budget` tokens (rows × longest row),
     re-sorted by the exact token count, and trimmed to their own longest row, which gives exactly the
     tensors that `preprocess` would give for that batch alone (padding is to the longest row);
@@ -140,6 +144,71 @@ def plan_batches(lengths: np.ndarray, token_budget: int, max_rows: int) -> list[
     return batches
 
 
+class DirectTokeniser:
+    """A model's fast tokenizer called directly: the tensors `preprocess` gives, without its per-token Python.
+
+    The Rust tokenizer is copied (so the model's own tokenizer keeps its settings), set to truncate and
+    pad exactly as transformers sets it for `preprocess` (longest-first truncation at the model's
+    maximum length, padding to the longest row on the tokenizer's side with its pad id and type), and
+    its encodings are turned into arrays in one step each. `for_model` checks the result against
+    `preprocess` on sample texts, every tensor equal in values and type, and gives None otherwise
+    (another kind of input, a tokenizer that is not a fast one, any difference at all): the pipeline
+    then keeps `preprocess`.
+    """
+
+    def __init__(self, backend: Any, keys: tuple[str, ...], extras: dict[str, Any]) -> None:
+        self.backend = backend
+        self.keys = keys
+        self.extras = extras
+
+    @classmethod
+    def for_model(cls, model: SentenceModel, sample: list[str]) -> DirectTokeniser | None:
+        tokenizer = getattr(model, "tokenizer", None)
+        backend = getattr(tokenizer, "backend_tokenizer", None)
+        if tokenizer is None or backend is None or not getattr(tokenizer, "is_fast", False) or not sample:
+            return None
+        try:
+            from tokenizers import Tokenizer
+
+            own = Tokenizer.from_str(backend.to_str())
+            limit = int(tokenizer.model_max_length)
+            if limit < 1_000_000:
+                own.enable_truncation(limit, strategy="longest_first", direction=tokenizer.truncation_side)
+            else:
+                own.no_truncation()
+            own.enable_padding(
+                direction=tokenizer.padding_side,
+                pad_id=tokenizer.pad_token_id,
+                pad_type_id=tokenizer.pad_token_type_id,
+                pad_token=tokenizer.pad_token,
+            )
+            reference = model.preprocess(sample)
+            keys = tuple(key for key, value in reference.items() if isinstance(value, torch.Tensor))
+            if not keys or not set(keys) <= {"input_ids", "attention_mask", "token_type_ids"}:
+                return None
+            extras = {key: value for key, value in reference.items() if key not in keys}
+            direct = cls(own, keys, extras)
+            mine = direct(sample)
+            if all(mine[key].dtype == reference[key].dtype and torch.equal(mine[key], reference[key]) for key in keys):
+                return direct
+            logger.info("The fast tokenizer called directly differs from preprocess: preprocess is kept")
+        except Exception:
+            # Whatever fails here (a tokenizer without these settings, another input format) means
+            # only that the model's own preprocess tokenises its texts.
+            logger.info("The fast tokenizer cannot be called directly: preprocess is kept", exc_info=True)
+        return None
+
+    def __call__(self, texts: list[str]) -> dict[str, Any]:
+        encodings = self.backend.encode_batch(texts, add_special_tokens=True)
+        fields = {"input_ids": "ids", "attention_mask": "attention_mask", "token_type_ids": "type_ids"}
+        features: dict[str, Any] = {
+            key: torch.from_numpy(np.array([getattr(encoding, fields[key]) for encoding in encodings], dtype=np.int64))
+            for key in self.keys
+        }
+        features.update(self.extras)
+        return features
+
+
 class TokenisedBatches:
     """A producer thread turning texts into padded, pinned, token-budgeted batches, a few ahead."""
 
@@ -167,12 +236,15 @@ class TokenisedBatches:
         self.plan = plan
         self.group_size = group_size
         self.left_padded = getattr(getattr(model, "tokenizer", None), "padding_side", "right") == "left"
+        # Whether the fast tokenizer was called directly (DirectTokeniser); known after the first call.
+        self.direct = False
         self._queue: queue.Queue[Batch | BaseException | None] = queue.Queue(maxsize=QUEUE_DEPTH)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._produce, name="tokenise-ahead", daemon=True)
 
     def _produce(self) -> None:
         try:
+            tokenise: Callable[[list[str]], dict[str, Any]] = self.model.preprocess
             if self.plan == "tokens":
                 # Descending character length, as sentence-transformers sorts, so one tokenizer call
                 # holds texts of similar length and pads little.
@@ -187,7 +259,11 @@ class TokenisedBatches:
                     # The very permutation sentence-transformers' encode applies to this list.
                     call_rows = call_rows[np.argsort([-self.model._input_length(text) for text in call_texts])]
                     call_texts = [self.texts[row] for row in call_rows]
-                features = self.model.preprocess(call_texts)
+                if start == 0:
+                    # Checked on the first call's longest and shortest texts (truncated and padded).
+                    tokenise = DirectTokeniser.for_model(self.model, call_texts[:64] + call_texts[-64:]) or tokenise
+                    self.direct = isinstance(tokenise, DirectTokeniser)
+                features = tokenise(call_texts)
                 lengths = _row_length(features)
                 if lengths is None:
                     raise TypeError("the model's preprocess returned no 2-D attention_mask")
