@@ -525,11 +525,27 @@ class TranslationRow:
         return TASKS[self.task].short_title
 
 
+def english_hits(run: Run, task: str) -> dict[int, bool] | None:
+    """item id → the gold at rank 1 on English→English, for the task the run asked in English too (T1);
+    None for other tasks and for runs made before the engine kept that file."""
+    block = next((b for b in run.results.details.tasks.values() if isinstance(b, MultiReferenceDetails)), None)
+    if block is None or block.english_task != task or block.english_ranks is None:
+        return None
+    stored = stored_results.read_gold_ranks(block.english_ranks)
+    if stored is None:
+        return None
+    item_ids, ranks = stored
+    return {
+        int(item): bool(rank == 1) for item, rank in zip(item_ids, ranks.reshape(len(item_ids), -1)[:, 0], strict=True)
+    }
+
+
 def translation_rows(run: Run) -> list[TranslationRow]:
     """Per monolingual retrieval task and language with closed ratings: R@1 on the items both raters
     rated Completely Agree beside R@1 on the other rated items (leaderboard/translation_split.py)."""
     units = sorted((task, source) for task, source, target in error_units(run) if target is None)
     ratings = closed_ratings(run.dataset_id, {source for _, source in units}) if units else {}
+    controls: dict[str, dict[int, bool] | None] = {}
     rows = []
     for task, source in units:
         rated = {item_id: entry.completely_agreed for (code, item_id), entry in ratings.items() if code == source}
@@ -543,8 +559,15 @@ def translation_rows(run: Run) -> list[TranslationRow]:
         if not keep.any():
             continue
         hits = unit.ranks[keep] == 1
-        agreed = np.array([rated[int(item)] for item in unit.query_item_ids[keep]], dtype=bool)
-        rows.append(TranslationRow(task, source, translation_split(hits, agreed)))
+        items = unit.query_item_ids[keep]
+        agreed = np.array([rated[int(item)] for item in items], dtype=bool)
+        if task not in controls:
+            controls[task] = english_hits(run, task)
+        control = controls[task]
+        english = None
+        if control is not None and all(int(item) in control for item in items):
+            english = np.array([control[int(item)] for item in items], dtype=bool)
+        rows.append(TranslationRow(task, source, translation_split(hits, agreed, english)))
     order, languages = list(TASKS), list(BY_CODE)
     rows.sort(key=lambda row: (order.index(row.task), languages.index(row.language)))
     # The rows are shown together: their p-values are corrected together.

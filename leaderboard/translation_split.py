@@ -53,8 +53,8 @@ class TranslationSplit:
     # Fisher's exact test of the two groups' hits; Holm-corrected across the rows shown (holm_rows).
     p_value: float | None = None
     verdict: str = CANNOT_TELL
-    # The same items' English→English split (the difficulty control), given per-item English hits; the
-    # engine keeps English→English only as an average today, so the pages have none yet (difficulty_sentence).
+    # The same items' English→English split (the difficulty control), from the per-item English ranks the
+    # engine keeps for T1 (MultiReferenceDetails.english_ranks); None for other tasks and older runs.
     english: TranslationSplit | None = None
 
     @property
@@ -151,10 +151,9 @@ def difficulty_sentence(splits: Sequence[TranslationSplit]) -> str:
     controlled = [split for split in tested if split.english is not None and split.english.difference is not None]
     if not controlled:
         return (
-            "Item difficulty is not controlled: the English→English R@1 of these items is kept only as one "
-            "average over all items (with the multi-reference diagnostics), not item by item, so it cannot be "
-            "split into these two groups, and a lower R@1 on doubtful translations may come from harder items "
-            "rather than from the translation."
+            "Item difficulty is not controlled: this run has no English→English R@1 item by item (it was made "
+            "before the engine kept one, or its dataset has no English originals), so a lower R@1 on doubtful "
+            "translations may come from harder items rather than from the translation."
         )
     missing = len(tested) - len(controlled)
     return (

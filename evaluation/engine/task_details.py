@@ -121,13 +121,22 @@ class MultiReferenceDetails:
 
     english_t1: dict[str, Interval] = field(default_factory=dict)
     english_task: str | None = None  # the task whose question it asks in English (T1)
+    # The stored rank file of that English run, item by item (query_item_ids and ranks): what the
+    # translation view splits by the raters' groups to control for the items' difficulty. None in runs
+    # made before it was kept, and where the run stores no files (the key is then left out).
+    english_ranks: str | None = None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MultiReferenceDetails:
         return cls(
             english_t1={name: Interval(**value) for name, value in (data.get("english_t1") or {}).items()},
             english_task=data.get("english_task"),
+            english_ranks=data.get("english_ranks"),
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        if data["english_ranks"] is None:
+            # Runs without the file keep the block they always had.
+            del data["english_ranks"]
+        return data

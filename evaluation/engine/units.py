@@ -282,7 +282,15 @@ class MultiReference(UnitMethod):
         for name, row in zip(names, samples, strict=True):
             low, high = bootstrap.percentile_interval(row)
             figures[name] = Interval(float(per_query[name].mean()), low, high, len(per_query[name]))
-        return MultiReferenceDetails(english_t1=figures, english_task=twin.id)
+        # Kept item by item, beside the task's units but not among them (it is no language of the board):
+        # the translation view controls for item difficulty with it.
+        english_ranks = None
+        if context.artefact_sink is not None:
+            english_ranks = context.artefact_sink(
+                f"ranks-{twin.id}-{SOURCE_LANGUAGE}",
+                {"query_item_ids": english.item_ids, "ranks": result.ranks[:, 0].astype(np.int32)},
+            )
+        return MultiReferenceDetails(english_t1=figures, english_task=twin.id, english_ranks=english_ranks)
 
 
 class PairClassification(UnitMethod):

@@ -44,7 +44,11 @@ def test_it_gives_every_recorded_score_to_1e_6_and_every_rank_exactly(which, cor
     )
     # Every rank file: its ranks, top-10 lists, item ids and pools byte for byte, its mean gold score to 1e-6.
     artefacts = actual["rank_artefacts"]
-    assert set(artefacts) == set(expected["rank_artefacts"])
+    # One file was added after the recording, and only that one: English→English T1 item by item (the
+    # translation view's difficulty control), whose ranks test_it_scores_english_t1_beside_the_diagnostics
+    # checks against an independent ranking. Every recorded file is still made, unchanged.
+    assert set(artefacts) - set(expected["rank_artefacts"]) <= {"ranks-t1-eng"}
+    assert set(expected["rank_artefacts"]) <= set(artefacts)
     for name, figures in expected["rank_artefacts"].items():
         assert artefacts[name]["ranks"] == figures["ranks"], name
         if figures["gold_score_mean"] is None:

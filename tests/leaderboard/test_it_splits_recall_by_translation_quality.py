@@ -8,9 +8,10 @@ import io
 
 import numpy as np
 import pytest
+from django.core.files.storage import default_storage
 from django.core.management import call_command
 from scipy.stats import fisher_exact
-from statsmodels.stats.proportion import proportion_confint
+from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
 
 from annotation.models import Adjudication, Campaign, CampaignItem, Judgement, Rating
 from evaluation.models import Dataset, Item, Run
@@ -31,6 +32,14 @@ def validation_rerun() -> Run:
     dataset = Dataset.objects.get(name="nirdesha-validation")
     call_command("evaluate", "--model", "bm25", "--dataset", dataset.slug, "--languages", "hin,urd", **quiet)
     return Run.objects.get(dataset=dataset, model__name="bm25")
+
+
+def english_hits_from_storage(run: Run) -> dict[int, bool]:
+    """item id → rank 1 on English→English, read straight from the file the run's details name."""
+    (block,) = [data for data in run.details.values() if isinstance(data, dict) and "english_ranks" in data]
+    with default_storage.open(block["english_ranks"]) as handle:
+        arrays = np.load(handle)
+        return dict(zip(arrays["query_item_ids"].tolist(), (arrays["ranks"] == 1).tolist(), strict=True))
 
 
 def both_completely_agree(language: str) -> dict[int, bool]:
@@ -73,8 +82,27 @@ def test_it_matches_an_independent_split_of_the_shared_validation_data(client):
     table = tables(page)["translation-split"]
     assert len(table) - 1 == len(rows)
     assert "Wilson" in page and "Holm" in page
-    # No per-item English→English ranks exist for a difficulty control, and the page says so plainly.
-    assert "Item difficulty is not controlled" in page
+    # The difficulty control: T1's rows carry the same items' English→English split, from the English
+    # rank file the engine kept (English personas against English instructions); T3 has no English run.
+    english = english_hits_from_storage(run)
+    for (task, language), split in rows.items():
+        if task != "t1":
+            assert split.english is None
+            continue
+        agreed = both_completely_agree(language)
+        good = [english[item] for item, flag in agreed.items() if flag]
+        rest = [english[item] for item, flag in agreed.items() if not flag]
+        assert split.english is not None
+        assert (split.english.agreed.n, split.english.doubtful.n) == (len(good), len(rest))
+        assert split.english.difference == pytest.approx(np.mean(good) - np.mean(rest), abs=1e-12)
+        low, high = confint_proportions_2indep(
+            sum(good), len(good), sum(rest), len(rest), method="newcomb", compare="diff"
+        )
+        assert (split.english.difference_low, split.english.difference_high) == pytest.approx((low, high), abs=1e-12)
+    assert "Difficulty control" in page and "Item difficulty is not controlled" not in page
+    controlled = [cells for cells in table[1:] if cells[-1] != "—"]
+    assert len(controlled) == sum(task == "t1" for task, _ in rows) > 0
+    assert all("English" in cells[-1] for cells in controlled)
 
 
 def test_it_shows_judgements_of_finished_campaigns_only(client, django_user_model):
