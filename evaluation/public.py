@@ -65,6 +65,10 @@ def public_details(details: dict | None) -> dict:
     """The parts of run.details the public reads, scrubbed; artefact files are named by their URLs, not paths."""
     data = details or {}
     kept = {key: copy.deepcopy(data[key]) for key in PUBLIC_DETAIL_KEYS if key in data}
+    for block in kept.values():
+        if isinstance(block, dict):
+            # The multi-reference block names its English rank file by its storage path: no path is public.
+            block.pop("english_ranks", None)
     ranks = data.get("ranks")
     if isinstance(ranks, list):
         kept["ranks"] = [

@@ -28,9 +28,11 @@ def test_it_keeps_attempts_and_paths_out_of_the_public_details():
         "attempts": [{"worker": "gpu7 pid 4242 #deadbeef"}],
         "ranks": [{"task": "t1", "source": "hin", "target": None, "path": "/srv/x/ranks.npz"}],
         "skipped_tasks": {"t5": "failed at /srv/app/engine.py"},
+        "multi": {"english_task": "t1", "english_t1": {}, "english_ranks": "runs/7/ranks-t1-eng.npz"},
     }
     public = public_details(details)
     assert "attempts" not in public and public["ranks"] == [{"task": "t1", "source": "hin", "target": None}]
+    assert public["multi"] == {"english_task": "t1", "english_t1": {}}
     assert "/srv/app" not in str(public)
     manifest = public_manifest({"model": {"name": "/srv/m/e5"}}, model_name="/srv/m/e5", is_local=True)
     assert manifest == {"model": {"name": "local folder e5"}}
