@@ -42,6 +42,7 @@ import contextlib
 import logging
 import queue
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -144,6 +145,23 @@ def plan_batches(lengths: np.ndarray, token_budget: int, max_rows: int) -> list[
     return batches
 
 
+# One private copy of each fast tokenizer: the engine encodes a run language by language, each call
+# checks the direct path again, and parsing a large vocabulary's tokenizer (XLM-R's is 17 MB of JSON)
+# for every call would keep the device waiting.
+_PRIVATE_COPIES: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+_PRIVATE_COPIES_LOCK = threading.Lock()
+
+
+def _private_copy(backend: Any) -> Any:
+    from tokenizers import Tokenizer
+
+    with _PRIVATE_COPIES_LOCK:
+        own = _PRIVATE_COPIES.get(backend)
+        if own is None:
+            own = _PRIVATE_COPIES[backend] = Tokenizer.from_str(backend.to_str())
+        return own
+
+
 class DirectTokeniser:
     """A model's fast tokenizer called directly: the tensors `preprocess` gives, without its per-token Python.
 
@@ -168,9 +186,7 @@ class DirectTokeniser:
         if tokenizer is None or backend is None or not getattr(tokenizer, "is_fast", False) or not sample:
             return None
         try:
-            from tokenizers import Tokenizer
-
-            own = Tokenizer.from_str(backend.to_str())
+            own = _private_copy(backend)
             limit = int(tokenizer.model_max_length)
             if limit < 1_000_000:
                 own.enable_truncation(limit, strategy="longest_first", direction=tokenizer.truncation_side)
