@@ -101,6 +101,11 @@ FIXED: tuple[ExportColumnDoc, ...] = (
     ExportColumnDoc("b", "metric's unit", "B's value over the languages both cover."),
     ExportColumnDoc("delta", "metric's unit", "A − B."),
     ExportColumnDoc("p_value", "probability", "The test's p-value (Holm-corrected when several are shown)."),
+    ExportColumnDoc(
+        "p_value_uncorrected",
+        "probability",
+        "The test's p-value before Holm's correction (empty when none was applied): the one its interval matches.",
+    ),
     ExportColumnDoc("method", "text", "How the interval and p-value were computed."),
     ExportColumnDoc("verdict", "text", "What the test says about the difference."),
     ExportColumnDoc("item_id", "id", "The benchmark item (query) of an errors page's line."),

@@ -95,6 +95,9 @@ class Difference:
     method: str
     verdict: str
     paired: bool
+    # The p-value before Holm's step, where one was taken: it is the one its interval matches (the
+    # interval is not widened for the comparisons shown), so the page shows it beside the corrected one.
+    p_uncorrected: float | None = None
 
 
 def bootstrap_p_value(differences: np.ndarray) -> float:
@@ -361,7 +364,14 @@ def holm(differences: Sequence[Difference], *, higher_is_better: Sequence[bool] 
     for index, p_value in zip(tested, adjusted, strict=True):
         difference = differences[index]
         verdict = difference.verdict if p_value < 1 - CONFIDENCE else CANNOT_TELL
-        result[index] = Difference(**{**difference.__dict__, "p_value": float(p_value), "verdict": verdict})
+        result[index] = Difference(
+            **{
+                **difference.__dict__,
+                "p_value": float(p_value),
+                "verdict": verdict,
+                "p_uncorrected": difference.p_value,
+            }
+        )
     return result
 
 

@@ -47,6 +47,7 @@ DIFFERENCE_HEADERS = [
     "ci_low",
     "ci_high",
     "p_value",
+    "p_value_uncorrected",
     "method",
     "verdict",
 ]
@@ -126,6 +127,7 @@ def differences(
             ci_low=difference.ci_low,
             ci_high=difference.ci_high,
             p_value=difference.p_value,
+            p_value_uncorrected=difference.p_uncorrected,
             method=difference.method,
             verdict=difference.verdict,
         )

@@ -61,7 +61,10 @@ def test_holm_matches_statsmodels_and_withdraws_verdicts_it_no_longer_supports()
     assert [d.p_value for d in corrected] == pytest.approx(list(expected))
     for before, after in zip(found, corrected, strict=True):
         assert after.verdict == (before.verdict if after.p_value < 0.05 else CANNOT_TELL)
-    assert holm(found[:1]) == found[:1]
+        # The uncorrected p-value, which the (unwidened) interval matches, is kept beside the corrected one.
+        assert after.p_uncorrected == before.p_value
+        assert (after.p_uncorrected < 0.05) == (not after.ci_low <= 0 <= after.ci_high)
+    assert holm(found[:1]) == found[:1] and found[0].p_uncorrected is None
 
 
 def test_the_unpaired_interval_is_newcombes_for_two_proportions_over_the_same_queries():
