@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +45,19 @@ def corpus_texts(corpus: Corpus) -> list[str]:
     return texts
 
 
+def integer_arrays_sink(arrays: dict[str, np.ndarray]) -> Callable[[str, dict[str, np.ndarray]], str]:
+    """An artefact sink keeping every integer array of every rank artefact (ranks, item ids, top lists;
+    not the lengths) in `arrays`, keyed "<artefact>/<array>"."""
+
+    def sink(name: str, artefact: dict[str, np.ndarray]) -> str:
+        for key, array in artefact.items():
+            if np.asarray(array).dtype.kind in "iub" and not key.endswith("_lengths"):
+                arrays[f"{name}/{key}"] = np.asarray(array)
+        return name
+
+    return sink
+
+
 def save_outputs(model: Path, output: Path, precision: str | None, embeddings_only: bool = False) -> None:
     corpus = kernel_corpus()
     recorded_tiny_model(model, corpus_texts(corpus)[:300], seed=7)
@@ -53,15 +67,11 @@ def save_outputs(model: Path, output: Path, precision: str | None, embeddings_on
         np.savez(output, **arrays)
         return
 
-    def sink(name: str, artefact: dict[str, np.ndarray]) -> str:
-        for key, array in artefact.items():
-            if np.asarray(array).dtype.kind in "iub" and not key.endswith("_lengths"):
-                arrays[f"{name}/{key}"] = np.asarray(array)
-        return name
-
     with tempfile.TemporaryDirectory() as folder:
         cache = EmbeddingCache(folder, encoder.name, encoder.revision, encoder.precision)
-        result = evaluate(corpus, DenseBackend(encoder, cache), seed=1, n_resamples=100, artefact_sink=sink)
+        result = evaluate(
+            corpus, DenseBackend(encoder, cache), seed=1, n_resamples=100, artefact_sink=integer_arrays_sink(arrays)
+        )
     rows = sorted(result.scores, key=lambda row: (row.task, row.source, row.target or "", row.metric))
     arrays["score_keys"] = np.array([f"{row.task}|{row.source}|{row.target}|{row.metric}" for row in rows])
     arrays["score_values"] = np.array(

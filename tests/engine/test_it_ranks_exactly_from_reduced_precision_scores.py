@@ -149,21 +149,26 @@ class CountingScorer(DenseScorer):
         return super().block_float32(start, stop)
 
 
-def test_a_large_pool_with_golds_in_its_bulk_is_not_sent_back_to_float32():
-    # Embeddings share a common direction, as real ones do (cosines around 0.4), and the queries of a
-    # weak model score their golds inside that bulk: thousands of documents lie within the float16
-    # bound of each gold in a pool of 50,000.
+def bulk_pool(n_queries: int, n_docs: int = 50_000, dim: int = 384):
+    """Embeddings that share a common direction, as real ones do (cosines around 0.4), and queries of a
+    weak model that score their golds inside that bulk: thousands of documents lie within the float16
+    bound of each gold in a pool of 50,000."""
     rng = np.random.default_rng(8)
-    n_docs, dim = 50_000, 384
     common = rng.normal(size=dim)
     common /= np.linalg.norm(common)
     noise = rng.normal(size=(n_docs, dim))
     noise /= np.linalg.norm(noise, axis=1, keepdims=True)
     docs = (0.6 * common + 0.8 * noise).astype(np.float32)
     docs /= np.linalg.norm(docs, axis=1, keepdims=True)
-    gold = rng.integers(0, n_docs, size=48)
-    queries = 0.6 * common + 0.8 * noise[gold] * 0.05 + 0.8 * rng.normal(size=(48, dim)) / np.sqrt(dim)
+    gold = rng.integers(0, n_docs, size=n_queries)
+    queries = 0.6 * common + 0.8 * noise[gold] * 0.05 + 0.8 * rng.normal(size=(n_queries, dim)) / np.sqrt(dim)
     queries = (queries / np.linalg.norm(queries, axis=1, keepdims=True)).astype(np.float32)
+    return queries, docs, gold
+
+
+def test_a_large_pool_with_golds_in_its_bulk_is_not_sent_back_to_float32():
+    queries, docs, gold = bulk_pool(48)
+    n_docs = len(docs)
     scorer = CountingScorer(queries, docs, precision="float16")
     edge_band = np.abs((queries @ docs.T) - (queries * docs[gold]).sum(axis=1, keepdims=True)) <= scorer.error_bound
     assert edge_band.sum(axis=1).mean() > 1024, "the test pool must put thousands of documents near each gold"

@@ -1,4 +1,5 @@
-"""What every GPU test shares: the marker that skips it without CUDA, and the shared validation corpus."""
+"""What every GPU test shares: the marker that skips it without CUDA, and the shared validation corpus
+(`corpus_texts`, every persona and instruction of a corpus, is the kernel test's)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,10 @@ import pytest
 import torch
 
 from evaluation.engine.corpus import Corpus, build_corpus
+from tests.engine.kernel_outputs import corpus_texts
 from tests.validation import validation_triples
+
+__all__ = ["ON_CUDA", "corpus_texts", "validation_corpus"]
 
 # `gpu` selects these tests; the skip keeps a CPU machine's run green and says why in its summary (-ra).
 ON_CUDA = [
@@ -19,11 +23,3 @@ def validation_corpus(languages: tuple[str, ...] | None = None) -> Corpus:
     """The five-language validation sample with its English originals, as the engine reads it."""
     rows = validation_triples(languages=languages) if languages else validation_triples()
     return build_corpus(rows, requested_languages=None, name="validation", version="gpu", content_hash="gpu")
-
-
-def corpus_texts(corpus: Corpus) -> list[str]:
-    """Every persona and instruction of the corpus, English included: short and long texts, ten scripts."""
-    texts = [text for language in corpus.languages.values() for text in (*language.personas, *language.instructions)]
-    if corpus.english is not None:
-        texts += [*corpus.english.personas, *corpus.english.instructions]
-    return texts

@@ -22,6 +22,7 @@ from evaluation.engine.backends import DenseBackend
 from evaluation.engine.cache import EmbeddingCache
 from evaluation.engine.encoders import SentenceTransformerEncoder, resolve_model
 from evaluation.engine.runner import evaluate
+from tests.engine.kernel_outputs import integer_arrays_sink
 from tests.fakes.models import minilm_path
 from tests.gpu.cuda import ON_CUDA, corpus_texts, validation_corpus
 
@@ -34,15 +35,9 @@ def engine_outputs(device: str, precision: str | None) -> dict[str, np.ndarray]:
     corpus = validation_corpus()
     encoder = SentenceTransformerEncoder.load(resolve_model(str(minilm_path())), device=device, precision=precision)
     arrays: dict[str, np.ndarray] = {}
-
-    def sink(name: str, artefact: dict[str, np.ndarray]) -> str:
-        for key, array in artefact.items():
-            if np.asarray(array).dtype.kind in "iub" and not key.endswith("_lengths"):
-                arrays[f"{name}/{key}"] = np.asarray(array)
-        return name
-
     with tempfile.TemporaryDirectory() as folder:
         cache = EmbeddingCache(folder, encoder.name, encoder.revision, encoder.precision)
+        sink = integer_arrays_sink(arrays)
         result = evaluate(corpus, DenseBackend(encoder, cache), seed=1, n_resamples=RESAMPLES, artefact_sink=sink)
     for row in result.scores:
         arrays[f"score/{row.task}|{row.source}|{row.target}|{row.metric}"] = np.array(

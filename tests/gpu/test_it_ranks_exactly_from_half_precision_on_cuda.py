@@ -15,6 +15,7 @@ import torch
 
 from evaluation.engine.retrieval import TIE_RELATIVE_TOLERANCE, DenseScorer, query_block_size, rank_golds
 from tests.engine.test_it_ranks_exactly_from_reduced_precision_scores import (
+    bulk_pool,
     float32_pair_scores,
     reference_ranks,
     tied_pool,
@@ -89,17 +90,7 @@ def test_gold_ranks_on_cuda_equal_those_of_float32_scores(precision, seed, queri
 
 
 def test_a_large_pool_is_ranked_in_float16_without_falling_back():
-    rng = np.random.default_rng(8)
-    n_docs, dim = 50_000, 384
-    common = rng.normal(size=dim)
-    common /= np.linalg.norm(common)
-    noise = rng.normal(size=(n_docs, dim))
-    noise /= np.linalg.norm(noise, axis=1, keepdims=True)
-    docs = (0.6 * common + 0.8 * noise).astype(np.float32)
-    docs /= np.linalg.norm(docs, axis=1, keepdims=True)
-    gold = rng.integers(0, n_docs, size=1000)
-    queries = 0.6 * common + 0.04 * noise[gold] + 0.8 * rng.normal(size=(1000, dim)) / np.sqrt(dim)
-    queries = (queries / np.linalg.norm(queries, axis=1, keepdims=True)).astype(np.float32)
+    queries, docs, gold = bulk_pool(1000)
     scorer = CountingScorer(queries, docs, device="cuda", precision="float16")
     reduced = rank_golds(scorer, gold)
     print(f"50,000-document pool: {scorer.fallbacks} of {scorer.blocks} blocks in float32")
