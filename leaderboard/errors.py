@@ -362,12 +362,17 @@ class EnglishLosses:
         }
 
 
+def multi_reference_block(run: Run) -> MultiReferenceDetails | None:
+    """The run's multi-reference block (English→English T1 and its rank file), when it has one."""
+    return next((b for b in run.results.details.tasks.values() if isinstance(b, MultiReferenceDetails)), None)
+
+
 def english_losses(run: Run) -> EnglishLosses:
     """Per language: the run's R@1 of the task the English figure asks (T1), the English→English R@1,
     and the drop, sorted by largest loss first (then by language code)."""
     if run.is_published:
         return EnglishLosses(None, None, [], "Published results have no English→English figure.")
-    block = next((b for b in run.results.details.tasks.values() if isinstance(b, MultiReferenceDetails)), None)
+    block = multi_reference_block(run)
     if block is None or "recall@1" not in block.english_t1 or block.english_task is None:
         return EnglishLosses(
             None, None, [], "This run has no English→English figure (it comes with the multi-reference diagnostics)."
@@ -528,7 +533,7 @@ class TranslationRow:
 def english_hits(run: Run, task: str) -> dict[int, bool] | None:
     """item id → the gold at rank 1 on English→English, for the task the run asked in English too (T1);
     None for other tasks and for runs made before the engine kept that file."""
-    block = next((b for b in run.results.details.tasks.values() if isinstance(b, MultiReferenceDetails)), None)
+    block = multi_reference_block(run)
     if block is None or block.english_task != task or block.english_ranks is None:
         return None
     stored = stored_results.read_gold_ranks(block.english_ranks)

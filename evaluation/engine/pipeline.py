@@ -9,7 +9,7 @@ length. Here:
     gives the very same tensors, of the fast tokenizer itself (`DirectTokeniser`): transformers turns
     every token of a call into a Python object on the way to a tensor, which holds the interpreter
     lock the forward pass needs and, on a GPU, made tokenising the engine's bottleneck (an H100
-    encoded all-MiniLM-L6-v2 at 0.34× its forward pass alone);
+    encoded all-MiniLM-L6-v2 at 0.35× its forward pass alone);
   * each large call is cut into batches holding at most `token_budget` tokens (rows × longest row),
     re-sorted by the exact token count, and trimmed to their own longest row, which gives exactly the
     tensors that `preprocess` would give for that batch alone (padding is to the longest row);
