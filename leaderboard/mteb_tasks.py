@@ -26,7 +26,9 @@ ranks it among, read from the export's `t5_candidates.json`, which holds the eng
 Where mteb and the engine define a figure alike (Recall@1/5/10 and MRR@10, one relevant document a
 query, over the full pool or over T5's candidates) their figures agree within 1e-6 for the same
 embeddings, after mteb's rounding (tests/leaderboard/test_it_runs_nirdesha_in_mteb.py for T1–T3x,
-tests/leaderboard/test_it_reranks_t5_candidates_in_mteb.py for T5). Where they differ:
+tests/leaderboard/test_it_reranks_t5_candidates_in_mteb.py for T5), and also when mteb encodes
+all-MiniLM-L6-v2 itself in float32 (all 220 shared figures of the validation sample within 8.3e-17 of
+the engine's run: test_mteb_encoding_minilm_itself_gives_the_engines_figures). Where they differ:
   * rounding: mteb reports Recall@k rounded to 5 decimals (MRR unrounded); the engine keeps full precision;
   * ties: the engine ranks a document scoring within τ = 2⁻¹⁸·max(1, |gold|) of the gold above it
     (pessimistic); mteb orders exact ties by its sort (torch.topk) and has no tolerance;

@@ -7,17 +7,21 @@ import io
 import math
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
+from evaluation.engine import DEFAULT_SEED
 from evaluation.engine.backends import DenseBackend, load_backend
 from evaluation.engine.cache import text_key
 from evaluation.engine.registry import TASKS
+from evaluation.engine.runner import evaluate
+from evaluation.execution import corpus_of
 from evaluation.models import Dataset, EmbeddingModel, Score
-from leaderboard.mteb_tasks import RETRIEVAL_TASKS, nirdesha_tasks, read_corpus
+from leaderboard.mteb_tasks import MTEB_TASKS, RETRIEVAL_TASKS, nirdesha_tasks, read_corpus
 from tests.engine.reference_outputs import load as recorded_engine_figures
 from tests.engine.reference_outputs import validation_corpus
 from tests.factories import FIVE, make_run
@@ -191,3 +195,48 @@ def test_mtebs_figures_for_minilm_equal_the_engines(validation, minilm_cache):
                     differences.append((task_id, subset["hf_subset"], metric, theirs_value, engines))
     assert compared == 4 * (5 + 20) * 2
     assert differences == []
+
+
+@pytest.mark.slow
+@MINILM_GROUP
+def test_mteb_encoding_minilm_itself_gives_the_engines_figures(validation, minilm_cache, tmp_path):
+    """mteb as a researcher runs it: its own SentenceTransformer wrapper encodes (float32), it retrieves and
+    reranks, and every shared figure of T1, T2, T3, T3x and T5 equals the engine's run of the same version."""
+    import mteb
+    from mteb.models.cache_wrappers import CachedEmbeddingWrapper
+    from mteb.models.sentence_transformer_wrapper import SentenceTransformerEncoderWrapper
+
+    dataset, folder = validation
+    # The engine as a site run of this version evaluates it: its items, the site's seed (T5's pools).
+    backend = load_backend(str(minilm_path()), cache_root=minilm_cache, device="cpu").backend
+    result = evaluate(corpus_of(dataset, []), backend, tasks=list(MTEB_TASKS), seed=DEFAULT_SEED, n_resamples=10)
+    engines = {(row.task, row.source, row.target, row.metric): row.value for row in result.scores}
+
+    class OneCacheForEveryTask(CachedEmbeddingWrapper):
+        """mteb's embedding cache, shared by the five tasks: all-MiniLM-L6-v2 has no prompts, so a text's
+        embedding is the same in every task and role (mteb keys its cache by both), and encoding the
+        sample once instead of once a task keeps the test under a minute and a half."""
+
+        def _get_or_create_cache(self, task_name: str, prompt_type: Any, encode_kwargs: Any = None) -> Any:
+            return super()._get_or_create_cache("nirdesha", None, encode_kwargs)
+
+    # mteb encodes with all-MiniLM-L6-v2 from its package folder, in float32 as it loads it.
+    model = SentenceTransformerEncoderWrapper(str(minilm_path()), device="cpu")
+    assert not any(model.model_prompts.values())
+    encoder = OneCacheForEveryTask(model, tmp_path / "mteb-embeddings")
+    results = mteb.evaluate(encoder, nirdesha_tasks(folder), cache=None)
+    gaps = []
+    for task_result in results.task_results:
+        task_id = task_result.task_name.removeprefix("NirdeshaValidation").lower()
+        for subset in task_result.scores["test"]:
+            source, _, target = subset["hf_subset"].partition("-")
+            for metric in SHARED_METRICS:
+                engine = engines[(task_id, source, target or None, metric)]
+                # mteb rounds Recall@k (not MRR) to 5 decimals (mteb/_evaluators/retrieval_metrics.py).
+                expected = round(engine, 5) if metric.startswith("recall") else engine
+                gaps.append((abs(subset[metric.replace("@", "_at_")] - expected), task_id, subset["hf_subset"], metric))
+    assert len(gaps) == 4 * (5 + 20 + 5 + 20 + 5)
+    largest = max(gaps)
+    print(f"mteb's own float32 encoding against the engine: largest gap {largest}; "
+          f"{sum(gap > 1e-6 for gap, *_ in gaps)} of {len(gaps)} figures beyond 1e-6")  # fmt: skip
+    assert largest[0] < 1e-6, sorted(gaps, reverse=True)[:10]
