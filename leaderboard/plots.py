@@ -295,23 +295,37 @@ def interval_chart(
     return _as_dict(figure)
 
 
+def _in_plotly_order(trace: dict) -> dict:
+    """A trace's properties as plotly's validation gives them: alphabetical at every level, with the
+    top level's "type" last, and a property set to None left out."""
+
+    def ordered(value: object) -> object:
+        if isinstance(value, dict):
+            return {key: ordered(value[key]) for key in sorted(value) if value[key] is not None}
+        return value
+
+    top = {key: ordered(trace[key]) for key in sorted(trace) if key != "type" and trace[key] is not None}
+    return {**top, "type": trace["type"]}
+
+
 def size_chart(points: Sequence[tuple[str, float, float, float | None, float | None]], *, size_label: str) -> dict:
     """Overall score against model size (parameters, log axis), one colour and legend entry per model.
 
     `points` are (label, size, overall, ci_low, ci_high), the scores as stored fractions."""
+    traces = [
+        {
+            "type": "scatter",
+            "x": [size],
+            "y": [_pct(value)],
+            "name": label,
+            "mode": "markers",
+            "marker": {"size": 11, "color": model_colour(label)},
+            "error_y": _error([value], [low], [high]),
+            "hovertemplate": f"{label}: %{{y:.1f}}% at %{{x:.3s}} {size_label}<extra></extra>",
+        }
+        for label, size, value, low, high in points
+    ]
     figure = go.Figure()
-    for label, size, value, low, high in points:
-        figure.add_trace(
-            go.Scatter(
-                x=[size],
-                y=[_pct(value)],
-                name=label,
-                mode="markers",
-                marker={"size": 11, "color": model_colour(label)},
-                error_y=_error([value], [low], [high]),
-                hovertemplate=f"{label}: %{{y:.1f}}% at %{{x:.3s}} {size_label}<extra></extra>",
-            )
-        )
     figure.update_layout(
         **BASE_LAYOUT,
         title={"text": f"Overall score against size ({size_label}, log scale)"},
@@ -320,4 +334,11 @@ def size_chart(points: Sequence[tuple[str, float, float, float | None, float | N
         legend={"orientation": "h", "y": -0.25},
         height=420,
     )
-    return _as_dict(figure)
+    # Every trace has the same properties, so plotly validates one of them and the others join the
+    # figure as its JSON: validating each of 1,000 one-point traces took more than half of this chart's
+    # time. They are given the order a validated trace's JSON has, so the chart is the same either way.
+    if traces:
+        go.Scatter({key: value for key, value in traces[0].items() if key != "type"})
+    chart = _as_dict(figure)
+    chart["data"] = plain_figure([_in_plotly_order(trace) for trace in traces])
+    return chart

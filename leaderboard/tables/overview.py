@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from leaderboard.columns import Column, overall_keys, overview_columns
 from leaderboard.coverage import Coverage
@@ -86,9 +87,11 @@ class OverviewTable:
     # re-runs), from which the run page ranks a run within one column.
     column_replicates: dict[tuple[int, str], object] = field(default_factory=dict)
 
-    @property
+    @cached_property
     def several_blocks(self) -> bool:
-        """Whether the rows fall in more than one block (then each block gets a heading row)."""
+        """Whether the rows fall in more than one block (then each block gets a heading row).
+
+        Computed once: the template asks once a row."""
         return len({row.block for row in self.rows}) > 1
 
     @property
@@ -102,11 +105,16 @@ class OverviewTable:
         return [
             column
             for column in self.columns
-            if self.expected.get(column.key, 0) > 0 and column.key not in self._valueless_columns()
+            if self.expected.get(column.key, 0) > 0 and column.key not in self._valueless_columns
         ]
 
+    @cached_property
     def _valueless_columns(self) -> dict[str, list[str]]:
-        """Columns in which no shown row has a value (column key → the cells' reasons); none without rows."""
+        """Columns in which no shown row has a value (column key → the cells' reasons); none without rows.
+
+        Computed once a table: the template asks for the visible columns once a row, and recomputing
+        this scan of every row each time made the overview quadratic in its models (3.6 s of a
+        profiled 8.4 s rebuild at 1,000 models). The rows and columns are not changed once built."""
         found = {}
         for column in self.columns:
             cells = [row.cells[column.key] for row in self.rows]
@@ -121,7 +129,7 @@ class OverviewTable:
         return [
             f"{labels[key]} is hidden: no model shown has a value on this version"
             + (f" ({'; '.join(reasons)})." if reasons else ".")
-            for key, reasons in self._valueless_columns().items()
+            for key, reasons in self._valueless_columns.items()
             if self.expected.get(key, 0) > 0
         ]
 
