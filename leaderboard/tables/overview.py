@@ -83,9 +83,6 @@ class OverviewTable:
     # Per (run id, column key), a re-run's bootstrap replicates of that column's average (paired across
     # re-runs), from which the run page ranks a run within one column.
     column_replicates: dict[tuple[int, str], object] = field(default_factory=dict)
-    # Per (run id, column key), a re-run's bootstrap replicates of that column's average (paired across
-    # re-runs), from which the run page ranks a run within one column.
-    column_replicates: dict[tuple[int, str], object] = field(default_factory=dict)
 
     @cached_property
     def several_blocks(self) -> bool:
