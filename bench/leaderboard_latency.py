@@ -17,7 +17,8 @@ Everything stays on the loopback interface and is bounded:
 4. p50/p95/max latency and throughput are printed per page and server, with the uncached/cached
    ratios of this one run, and the target (p95 < 100 ms cached) is checked;
 5. the overview's rebuild alone: `--rebuild-requests` requests by one client on the uncached server;
-6. a run finishes (one more synthetic run, announced as the worker announces it): how long building
+6. the memory of each web worker (resident and peak, from /proc) after those requests;
+7. a run finishes (one more synthetic run, announced as the worker announces it): how long building
    the next generation's pages takes in the finishing process, then the first request's latency on
    the cached server and whether it shows the new row; for comparison, the same after a bare
    generation bump (the first visitor rebuilds, as before the pages were built ahead).
@@ -240,6 +241,19 @@ def start_server(env: dict[str, str], workers: int) -> tuple[subprocess.Popen, i
     raise RuntimeError("gunicorn did not start within 60 s")
 
 
+def worker_memory_mb(server: subprocess.Popen) -> list[tuple[float, float]]:
+    """(resident now, peak resident) in MB of each of a gunicorn server's worker processes (Linux /proc)."""
+    children = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
+    figures = []
+    for child in children:
+        fields = dict(
+            line.split(":", 1) for line in Path(f"/proc/{child}/status").read_text().splitlines() if ":" in line
+        )
+        # /proc reports kB.
+        figures.append((int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024))
+    return figures
+
+
 def stop_server(process: subprocess.Popen) -> None:
     if process.poll() is None:
         os.killpg(process.pid, signal.SIGTERM)
@@ -383,6 +397,13 @@ def main() -> int:
             f"Overview rebuild, 1 client, {rebuild['ok']} requests (uncached server): p50 {rebuild['p50']:.0f} ms, "
             f"p95 {rebuild['p95']:.0f} ms, max {rebuild['max']:.0f} ms"
         )
+        for label, server in (("cached", cached), ("uncached", uncached)):
+            memory = worker_memory_mb(server)
+            print(
+                f"Web worker memory ({label} server, {len(memory)} gunicorn workers after the requests above): "
+                f"resident {min(now for now, _ in memory):.0f}–{max(now for now, _ in memory):.0f} MB, "
+                f"peak {max(peak for _, peak in memory):.0f} MB"
+            )
         print("\nA run finishes (pages built for the next generation before it moves), then the first request:")
         for index in range(args.finished_runs):
             result = after_a_finished_run(cached_port, index, args.timeout)
