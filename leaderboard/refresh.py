@@ -3,9 +3,10 @@
 When a run finishes, every cached page becomes stale at once (leaderboard.cache). Instead of leaving
 the rebuild to the first visitors, the process that finished the run (the worker, or the `evaluate`
 command) builds the overview of the run's benchmark version and of the default version, the task
-pages of that version and `/api/leaderboard/` after the run's transaction has committed (the
-results_changed signal is sent on commit), stores them under the next generation's keys, and only
-then moves the generation: the first visitor after DONE finds the new row already built.
+pages of that version, `/api/leaderboard/` and the run's own page (where its submitter is sent) after
+the run's transaction has committed (the results_changed signal is sent on commit), stores them under
+the next generation's keys, and only then moves the generation: the first visitor after DONE finds the
+new row already built.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from leaderboard.pages import overview as overview_pages
 from leaderboard.pages import tasks as task_pages
 from leaderboard.pages.selection import Page
 from leaderboard.responses import canonical_params, page_keys, page_payload
-from leaderboard.standing import version_query
+from leaderboard.standing import RUN_TEMPLATE, run_page_name, run_page_with_standing, version_query
 
 OVERVIEW_TEMPLATE = "leaderboard/overview.html"
 
@@ -40,7 +41,15 @@ def refresh_pages(sender: type, identifiers: Mapping[str, object]) -> int:
     dataset_id = changed_dataset(sender, identifiers) if identifiers.get("build_ahead") else None
     if dataset_id is None or not settings.PUBLIC_PAGE_CACHE_SECONDS:
         return bump_generation()
-    return build_then_bump(lambda: build_most_visited(dataset_id))
+    return build_then_bump(lambda: build_most_visited(dataset_id, finished_run(identifiers)))
+
+
+def finished_run(identifiers: Mapping[str, object]) -> int | None:
+    """The id of the run whose finishing sent these identifiers, when one did."""
+    run = identifiers.get("run")
+    if isinstance(run, Run):
+        return run.pk
+    return run if isinstance(run, int) else None
 
 
 def changed_dataset(sender: type, identifiers: Mapping[str, object]) -> int | None:
@@ -56,9 +65,10 @@ def changed_dataset(sender: type, identifiers: Mapping[str, object]) -> int | No
     return getattr(dataset, "pk", None)
 
 
-def build_most_visited(dataset_id: int) -> list[str]:
-    """Build and store the overview (of the default version and of this one), this version's task pages
-    and the API leaderboard under the current keys (the next generation's, inside build_then_bump).
+def build_most_visited(dataset_id: int, run_id: int | None = None) -> list[str]:
+    """Build and store the overview (of the default version and of this one), this version's task pages,
+    the API leaderboard and the finished run's own page (`run_id`, the page its submitter is sent to)
+    under the current keys (the next generation's, inside build_then_bump).
 
     Returns the pages built, as `name?query`.
     """
@@ -81,6 +91,11 @@ def build_most_visited(dataset_id: int) -> list[str]:
             built.append(f"{name}?{params.urlencode()}")
     cache.set(leaderboard_key(""), leaderboard_body(QueryDict()), settings.PUBLIC_PAGE_CACHE_SECONDS)
     built.append("api-leaderboard?")
+    if run_id is not None:
+        # The page a finished run's submitter is sent to (the e-mail and the submit page link it), so its
+        # first visit is certain and early.
+        _store_page(run_page_name(run_id), RUN_TEMPLATE, lambda params: run_page_with_standing(run_id), QueryDict())
+        built.append(f"{run_page_name(run_id)}?")
     return built
 
 

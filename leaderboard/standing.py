@@ -18,7 +18,9 @@ from django.urls import reverse
 from evaluation.engine.registry import TASKS
 from evaluation.models import Dataset, Run
 from leaderboard.cache import generation_key
+from leaderboard.pages import run as run_pages
 from leaderboard.pages.overview import overview_page
+from leaderboard.pages.selection import Page
 from leaderboard.ranking import rank_intervals, rank_label
 
 
@@ -107,3 +109,20 @@ def cached_run_standing(run: Run) -> Standing | None:
         standing = run_standing(run)
         cache.set(key, standing, settings.PUBLIC_PAGE_CACHE_SECONDS)
     return standing
+
+
+RUN_TEMPLATE = "leaderboard/run_detail.html"
+
+
+def run_page_name(run_id: int) -> str:
+    """The name a run's page is cached under (leaderboard.responses.page_keys)."""
+    return f"run-{run_id}"
+
+
+def run_page_with_standing(run_id: int) -> Page:
+    """The run's page with where it stands on its version; its links keep that version."""
+    page = run_pages.run_page(run_id)
+    run = page.context["run"]
+    page.context["standing"] = run_standing(run)
+    page.context["version_query"] = version_query(run.dataset_id) if run.status == Run.Status.DONE else ""
+    return page

@@ -27,10 +27,9 @@ from leaderboard.pages import model as model_pages
 from leaderboard.pages import overview as overview_pages
 from leaderboard.pages import run as run_pages
 from leaderboard.pages import tasks as task_pages
-from leaderboard.pages.selection import Page
 from leaderboard.reproduce_page import reproduce_page
 from leaderboard.responses import BYTE_ORDER_MARK, EMPTY_EXPORT, public_page
-from leaderboard.standing import run_standing, version_query
+from leaderboard.standing import RUN_TEMPLATE, run_page_name, run_page_with_standing
 
 
 @require_GET
@@ -70,16 +69,7 @@ def compare(request: HttpRequest) -> HttpResponse:
 def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     # Visibility is decided before the cache is read: a cached page of a private run is never served.
     get_object_or_404(Run.objects.visible_to(request.user), pk=run_id)
-    return public_page(request, f"run-{run_id}", "leaderboard/run_detail.html", lambda: _run_page(run_id))
-
-
-def _run_page(run_id: int) -> Page:
-    """The run's page with where it stands on its version; its links keep that version."""
-    page = run_pages.run_page(run_id)
-    run = page.context["run"]
-    page.context["standing"] = run_standing(run)
-    page.context["version_query"] = version_query(run.dataset_id) if run.status == Run.Status.DONE else ""
-    return page
+    return public_page(request, run_page_name(run_id), RUN_TEMPLATE, lambda: run_page_with_standing(run_id))
 
 
 @require_GET

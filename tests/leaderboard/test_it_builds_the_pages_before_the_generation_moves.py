@@ -12,7 +12,7 @@ from django.urls import reverse
 from evaluation.models import Run
 from leaderboard.api.views import leaderboard_key
 from leaderboard.cache import current_generation
-from leaderboard.pages import overview, tasks
+from leaderboard.pages import overview, run, tasks
 from leaderboard.responses import page_keys
 from leaderboard.standing import version_query
 from tests.factories import make_run
@@ -23,9 +23,15 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def page_builds(monkeypatch) -> list[str]:
-    """Every build of an overview or task page, whoever asks for it (the views look the builders up)."""
+    """Every build of an overview, task or run page, whoever asks for it (the views look the builders up)."""
     builds: list[str] = []
-    for module, name in ((overview, "overview_page"), (tasks, "task_page"), (tasks, "classification_page")):
+    every_builder = (
+        (overview, "overview_page"),
+        (tasks, "task_page"),
+        (tasks, "classification_page"),
+        (run, "run_page"),
+    )
+    for module, name in every_builder:
         original = getattr(module, name)
 
         def counted(*args, original=original, name=name, **kwargs):
@@ -48,25 +54,30 @@ def test_a_finished_runs_overview_is_in_the_cache_before_any_request(
     with django_capture_on_commit_callbacks(execute=True):
         call_command("evaluate", "--model", "bm25", "--dataset", dataset.slug, "--tasks", "t1")
 
-    run = Run.objects.get(model__name="bm25")
-    assert run.status == Run.Status.DONE
+    finished = Run.objects.get(model__name="bm25")
+    assert finished.status == Run.Status.DONE
     assert current_generation() == before + 1
     # Built under the new generation by the process that finished the run, before any request.
-    label = str(run.model).encode()
+    label = str(finished.model).encode()
     for query in ("", version_query(dataset.pk)):
         stored = cache.get(page_keys("overview", "html", query)[0])
         assert stored is not None and label.decode() in stored["body"], query
     assert cache.get(page_keys("task-t1", "html", "")[0]) is not None
     assert label in cache.get(leaderboard_key(""))
+    # And the finished run's own page, where its submitter is sent, with its place on the board.
+    run_page = cache.get(page_keys(f"run-{finished.pk}", "html", "")[0])
+    assert run_page is not None and 'id="standing"' in run_page["body"]
 
     page_builds.clear()
     with CaptureQueriesContext(connection) as queries:
         overview = client.get(reverse("leaderboard:overview"))
         api = client.get("/api/leaderboard/")
         task = client.get(reverse("leaderboard:task", args=["t1"]))
+    own = client.get(finished.get_absolute_url())
     # The first visitors after DONE see the new row, and nobody built a page for them.
     assert label in overview.content and b"Earlier model" in overview.content
     assert label in api.content and label in task.content
+    assert own.status_code == 200 and b'id="standing"' in own.content
     assert page_builds == []
     # What is left per request is the page's frame (the footer's last-updated date): a handful of queries.
     assert len(queries) <= 6, [query["sql"] for query in queries]
