@@ -321,7 +321,8 @@ def size_chart(points: Sequence[tuple[str, float, float, float | None, float | N
             "mode": "markers",
             "marker": {"size": 11, "color": model_colour(label)},
             "error_y": _error([value], [low], [high]),
-            "hovertemplate": f"{label}: %{{y:.1f}}% at %{{x:.3s}} {size_label}<extra></extra>",
+            # The hover template is ours and left unescaped, so the name inside it is escaped here.
+            "hovertemplate": f"{plain_label(label)}: %{{y:.1f}}% at %{{x:.3s}} {size_label}<extra></extra>",
         }
         for label, size, value, low, high in points
     ]

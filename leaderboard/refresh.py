@@ -74,7 +74,7 @@ def build_most_visited(dataset_id: int, run_id: int | None = None) -> list[str]:
     """
     version = QueryDict(version_query(dataset_id))
     default = _store_page("overview", OVERVIEW_TEMPLATE, overview_pages.overview_page, QueryDict())
-    _store_page("overview", OVERVIEW_TEMPLATE, overview_pages.overview_page, version)
+    board = _store_page("overview", OVERVIEW_TEMPLATE, overview_pages.overview_page, version).context["table"]
     built = ["overview?", f"overview?{version.urlencode()}"]
     task_queries = [version]
     default_dataset = default.context.get("dataset")
@@ -93,8 +93,10 @@ def build_most_visited(dataset_id: int, run_id: int | None = None) -> list[str]:
     built.append("api-leaderboard?")
     if run_id is not None:
         # The page a finished run's submitter is sent to (the e-mail and the submit page link it), so its
-        # first visit is certain and early.
-        _store_page(run_page_name(run_id), RUN_TEMPLATE, lambda params: run_page_with_standing(run_id), QueryDict())
+        # first visit is certain and early. Its standing reads the version's board built above.
+        _store_page(
+            run_page_name(run_id), RUN_TEMPLATE, lambda params: run_page_with_standing(run_id, board), QueryDict()
+        )
         built.append(f"{run_page_name(run_id)}?")
     return built
 

@@ -22,6 +22,7 @@ from leaderboard.pages import run as run_pages
 from leaderboard.pages.overview import overview_page
 from leaderboard.pages.selection import Page
 from leaderboard.ranking import rank_intervals, rank_label
+from leaderboard.tables.overview import OverviewTable
 
 
 @dataclass(frozen=True)
@@ -56,12 +57,15 @@ def version_query(dataset_id: int) -> str:
     return query.urlencode()
 
 
-def run_standing(run: Run) -> Standing | None:
-    """The run's ranks on its version (None while it is not finished or not on the board)."""
+def run_standing(run: Run, board: OverviewTable | None = None) -> Standing | None:
+    """The run's ranks on its version (None while it is not finished or not on the board).
+
+    `board` is the version's overview table when the caller has just built it (leaderboard.refresh),
+    so that it is not built twice."""
     if run.status != Run.Status.DONE:
         return None
     query = version_query(run.dataset_id)
-    table = overview_page(QueryDict(query)).context["table"]
+    table = board if board is not None else overview_page(QueryDict(query)).context["table"]
     position = next((index for index, row in enumerate(table.rows) if row.run.id == run.pk), None)
     if position is None:
         return None
@@ -119,10 +123,11 @@ def run_page_name(run_id: int) -> str:
     return f"run-{run_id}"
 
 
-def run_page_with_standing(run_id: int) -> Page:
-    """The run's page with where it stands on its version; its links keep that version."""
+def run_page_with_standing(run_id: int, board: OverviewTable | None = None) -> Page:
+    """The run's page with where it stands on its version (`board`: see run_standing); its links keep
+    that version."""
     page = run_pages.run_page(run_id)
     run = page.context["run"]
-    page.context["standing"] = run_standing(run)
+    page.context["standing"] = run_standing(run, board)
     page.context["version_query"] = version_query(run.dataset_id) if run.status == Run.Status.DONE else ""
     return page

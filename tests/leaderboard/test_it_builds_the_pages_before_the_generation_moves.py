@@ -6,6 +6,7 @@ import pytest
 from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection
+from django.http import QueryDict
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
@@ -13,8 +14,8 @@ from evaluation.models import Run
 from leaderboard.api.views import leaderboard_key
 from leaderboard.cache import current_generation
 from leaderboard.pages import overview, run, tasks
-from leaderboard.responses import page_keys
-from leaderboard.standing import version_query
+from leaderboard.responses import page_keys, page_payload
+from leaderboard.standing import RUN_TEMPLATE, run_page_with_standing, version_query
 from tests.factories import make_run
 from tests.validation import create_validation_dataset
 
@@ -67,6 +68,9 @@ def test_a_finished_runs_overview_is_in_the_cache_before_any_request(
     # And the finished run's own page, where its submitter is sent, with its place on the board.
     run_page = cache.get(page_keys(f"run-{finished.pk}", "html", "")[0])
     assert run_page is not None and 'id="standing"' in run_page["body"]
+    # Its standing was read off the board built just before it: the page is the one a visitor would build.
+    fresh = page_payload(lambda: run_page_with_standing(finished.pk), "run", RUN_TEMPLATE, "html", QueryDict())
+    assert fresh["body"] == run_page["body"]
 
     page_builds.clear()
     with CaptureQueriesContext(connection) as queries:

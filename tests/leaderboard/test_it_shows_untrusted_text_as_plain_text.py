@@ -40,6 +40,7 @@ def test_it_escapes_markup_in_every_figure_builder():
         plots.per_metric_bars(["T1", "T2", "T3"], {LINK: [0.1, 0.2, 0.3]}, title=LINK),
         plots.interval_chart([LINK], [(0.5, 0.4, 0.6)], title=LINK),
         plots.reliability_diagram({LINK: [{"count": 3, "mean_p": 0.2, "mean_y": 0.3}]}, title=LINK),
+        plots.size_chart([(LINK, 1.2e8, 0.4, 0.3, 0.5), ("other", 3e8, 0.2, None, None)], size_label="parameters"),
         agreement_figure([{"language_name": LINK, "kappa": 0.5, "alpha": 0.5, "ac1": 0.6,
                            **dict.fromkeys(KEYS, 0.5)}]),
     ]  # fmt: skip
