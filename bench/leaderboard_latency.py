@@ -9,7 +9,8 @@ Everything stays on the loopback interface and is bounded:
    `--models` finished runs on one benchmark version, each with every task's synthetic scores
    (12 languages, 132 ordered pairs, all metrics, bootstrap intervals: about 1,200 scores a run),
    then analysed as autovacuum would;
-2. two gunicorn servers start on 127.0.0.1 against it: one caching public pages as deployed
+2. two gunicorn servers start on 127.0.0.1 against it, configured as deployed (config/gunicorn.py):
+   one caching public pages as deployed
    (generation keys in the cache; Redis when REDIS_URL is set), one with
    PUBLIC_PAGE_CACHE_SECONDS=0 so that every request computes the page;
 3. `--clients` threads, each with its own keep-alive http.client connection, share `--requests`
@@ -20,8 +21,11 @@ Everything stays on the loopback interface and is bounded:
 6. the memory of each web worker (resident and peak, from /proc) after those requests;
 7. a run finishes (one more synthetic run, announced as the worker announces it): how long building
    the next generation's pages takes in the finishing process, then the first request's latency on
-   the cached server and whether it shows the new row; for comparison, the same after a bare
-   generation bump (the first visitor rebuilds, as before the pages were built ahead).
+   the cached server and whether it shows the new row; then a bare generation bump (as a withdrawal
+   makes it): the first request's latency (the latest copy, while the web process rebuilds the page
+   on its revalidation thread) and how long until the new row shows;
+8. the first visits of five run pages nobody has asked for (their standing comes from the places
+   stored with the board).
 
 The scratch database is dropped at the end (keep it with --keep).
 """
@@ -200,13 +204,24 @@ def after_a_finished_run(port: int, index: int, timeout: float) -> dict[str, flo
 
 
 def after_a_bare_bump(port: int, index: int, timeout: float) -> dict[str, float]:
-    """The same with only the generation moved, so that the first visitor builds the overview."""
+    """The same with only the generation moved (as a withdrawal moves it): the first visitor gets the
+    latest copy while the overview is rebuilt off the request; then how long until the new row shows."""
     from leaderboard.cache import bump_generation
 
     add_finished_run(index)
     bump_generation()
-    latency, shown = first_request(port, "/", f"Finished model {index:03d}", timeout)
-    return {"first_ms": latency, "shown": float(shown)}
+    expected = f"Finished model {index:03d}"
+    started = time.perf_counter()
+    latency, shown = first_request(port, "/", expected, timeout)
+    while not shown and time.perf_counter() - started < timeout:
+        time.sleep(0.05)
+        _, shown = first_request(port, "/", expected, timeout)
+    return {"first_ms": latency, "fresh_ms": (time.perf_counter() - started) * 1000, "shown": float(shown)}
+
+
+def run_page_visits(port: int, run_ids: list[int], timeout: float) -> list[float]:
+    """The latency of the first visit of each of these runs' pages, which nobody has asked for before."""
+    return [first_request(port, f"/results/{run_id}/", "Where it stands", timeout)[0] for run_id in run_ids]
 
 
 def free_port() -> int:
@@ -217,9 +232,15 @@ def free_port() -> int:
 
 def start_server(env: dict[str, str], workers: int) -> tuple[subprocess.Popen, int]:
     port = free_port()
+    # The site's own server configuration (threaded workers, each process warmed before its first
+    # request), with this run's number of processes and no access log.
     command = [
         str(ROOT / ".venv" / "bin" / "gunicorn"),
+        "-c",
+        "config/gunicorn.py",
         "config.wsgi",
+        "--access-logfile",
+        "/dev/null",
         "--bind",
         f"127.0.0.1:{port}",
         "--workers",
@@ -358,7 +379,8 @@ def main() -> int:
         uncached, uncached_port = start_server(uncached_env, args.workers)
         servers.append(uncached)
         print(
-            f"gunicorn: {args.workers} workers per server; {args.clients} concurrent clients; "
+            f"gunicorn (config/gunicorn.py): {args.workers} threaded workers per server; "
+            f"{args.clients} concurrent clients; "
             f"cache {cache_backend}; {os.cpu_count()} CPU cores on this machine"
         )
         # Every worker process loads the URL configuration (and plotly) on its first request, so both
@@ -411,11 +433,24 @@ def main() -> int:
                 f"  run {index + 1}: pages built in {result['build_ms']:.0f} ms by the finishing process; first "
                 f"request {result['first_ms']:.0f} ms, new row shown: {bool(result['shown'])}"
             )
-        print("For comparison, a bare generation bump (the first visitor rebuilds the overview):")
+        print("A bare generation bump (nothing built ahead: the overview is rebuilt off the requests):")
         for index in range(args.finished_runs, 2 * args.finished_runs):
             result = after_a_bare_bump(cached_port, index, args.timeout)
-            shown = bool(result["shown"])
-            print(f"  run {index + 1}: first request {result['first_ms']:.0f} ms, new row shown: {shown}")
+            print(
+                f"  run {index + 1}: first request {result['first_ms']:.0f} ms (the latest copy); new row shown "
+                f"{result['fresh_ms']:.0f} ms after the bump: {bool(result['shown'])}"
+            )
+        # Runs in the middle of the board, whose pages nobody has visited: their standing is read from the
+        # places stored with the board, so a first visit builds the run's own page only.
+        from evaluation.models import Run
+
+        middle = list(Run.objects.order_by("pk").values_list("pk", flat=True)[args.models // 2 :][:5])
+        first_visits = run_page_visits(cached_port, middle, args.timeout)
+        print(
+            f"First visits of {len(middle)} run pages never visited before: "
+            + ", ".join(f"{latency:.0f}" for latency in first_visits)
+            + " ms"
+        )
         return 0
     finally:
         for server in servers:

@@ -35,10 +35,16 @@ accesslog = "-"
 
 
 def post_worker_init(worker) -> None:
-    """Import the URLconf, and with it every view, before the process takes its first connection.
+    """Import the URLconf, and with it every view, and build plotly's figures once, before the process
+    takes its first connection.
 
     Django imports them on a process's first request, which takes seconds on a busy machine; a process
     that accepted connections meanwhile held them all that time (health probes included)."""
     from django.urls import get_resolver
 
     get_resolver().url_patterns  # noqa: B018 - the import is the point.
+    # Likewise plotly's validators of every figure the pages draw (leaderboard.plots.warm_up): built on
+    # first use, they made the first visit of a run page in each process take over a second.
+    from leaderboard.plots import warm_up
+
+    warm_up()

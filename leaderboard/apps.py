@@ -36,9 +36,9 @@ class LeaderboardConfig(AppConfig):
 
 def _run_standing(run: Run) -> Standing | None:
     # Imported when a run page first asks, so that starting the site loads none of the board's pages.
-    from leaderboard.standing import cached_run_standing
+    from leaderboard.standing import run_standing
 
-    return cached_run_standing(run)
+    return run_standing(run)
 
 
 def _refresh_on_results_changed(sender: type, **identifiers: object) -> None:

@@ -15,12 +15,16 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import threading
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextvars import ContextVar
-from typing import TypeVar
+from dataclasses import dataclass
+from typing import Generic, TypeVar
 
+from django.conf import settings
 from django.core.cache import cache
-from django.db import DatabaseError
+from django.db import DatabaseError, connections
 
 from leaderboard.models import SiteIdentity
 
@@ -115,33 +119,95 @@ def _suffix(parts: tuple[object, ...]) -> str:
     return suffix
 
 
-# Stale-while-revalidate. When the generation moves (a run finished), every page key misses at once
-# and every visitor would wait for a rebuild (seconds with 200 models). Instead each page is also kept
-# under a key without the generation ("the latest copy"); of the visitors who miss, the one who takes
-# the rebuild lock (cache.add is atomic) rebuilds, and the others are served the latest copy meanwhile.
+# Stale-while-revalidate. When the generation moves (a run finished, a run was withdrawn), every page
+# key misses at once. Each page is also kept under a key without the generation ("the latest copy"):
+# a visitor who misses gets that copy at once, and the first of them (cache.add is atomic) has the
+# page rebuilt, off the request on this process's revalidation thread (inline where
+# PUBLIC_PAGE_REVALIDATE_INLINE is set: the test suite, whose database rows only its own connection
+# sees). Only a page that has no copy at all (never built since the cache was emptied) is built by
+# the request that asks for it.
 REBUILD_LOCK_SECONDS = 60
 
 
-def get_or_rebuild(key: str, latest_key: str, build: Callable[[], T], timeout: int | None) -> T:
-    """The value under `key`, else a fresh build (stored under both keys), else while another request
-    rebuilds it, the latest copy under `latest_key`; with neither, this request builds too."""
+@dataclass(frozen=True)
+class Served(Generic[T]):
+    """A page (or any value) as get_or_rebuild serves it: `fresh` when built for the current generation,
+    not when it is the latest copy served while a rebuild runs (never to be stored as the current one)."""
+
+    value: T
+    fresh: bool
+
+
+# One thread a process rebuilds stale pages in turn: a moved generation asks for many pages at once,
+# and a web worker's requests must keep the CPU.
+_revalidation = ThreadPoolExecutor(max_workers=1, thread_name_prefix="page-revalidation")
+_pending: set[Future] = set()
+_pending_lock = threading.Lock()
+
+
+def get_or_rebuild(key: str, latest_key: str, build: Callable[[], T], timeout: int | None) -> Served[T]:
+    """The value under `key`; else its latest copy (stale) while one rebuild runs; else a build by this request."""
     if timeout == 0:
         # Caching switched off: every request builds, and nothing stale is ever served.
-        return build()
+        return Served(build(), fresh=True)
     value = cache.get(key)
     if value is not None:
-        return value
+        return Served(value, fresh=True)
     lock = f"{latest_key}:rebuilding"
-    if not cache.add(lock, 1, timeout=REBUILD_LOCK_SECONDS):
-        stale = cache.get(latest_key)
-        if stale is not None:
-            return stale
+    stale = cache.get(latest_key)
+    if stale is not None:
+        if cache.add(lock, 1, timeout=REBUILD_LOCK_SECONDS):
+            if settings.PUBLIC_PAGE_REVALIDATE_INLINE:
+                return Served(_rebuild(key, latest_key, build, timeout, lock), fresh=True)
+            _revalidate_in_background(key, latest_key, build, timeout, lock)
+        return Served(stale, fresh=False)
+    # No copy to serve (the page was never built, or its copy was evicted): this request builds it,
+    # and releases the lock only if it took it (a rebuild elsewhere keeps its own).
+    taken = cache.add(lock, 1, timeout=REBUILD_LOCK_SECONDS)
+    return Served(_rebuild(key, latest_key, build, timeout, lock if taken else None), fresh=True)
+
+
+def _rebuild(key: str, latest_key: str, build: Callable[[], T], timeout: int | None, lock: str | None) -> T:
     try:
         value = build()
         store_rebuilt(key, latest_key, value, timeout)
     finally:
-        cache.delete(lock)
+        if lock is not None:
+            cache.delete(lock)
     return value
+
+
+def _revalidate_in_background(
+    key: str, latest_key: str, build: Callable[[], T], timeout: int | None, lock: str
+) -> None:
+    def run() -> None:
+        try:
+            _rebuild(key, latest_key, build, timeout, lock)
+        except Exception:
+            # The lock is gone (finally above): the next visitor of the stale page asks again.
+            logger.exception("Rebuilding %s in the background failed", key)
+        finally:
+            # The thread's own database connections, which no request closes.
+            connections.close_all()
+
+    future = _revalidation.submit(run)
+    with _pending_lock:
+        _pending.add(future)
+    future.add_done_callback(_forget)
+
+
+def _forget(future: Future) -> None:
+    with _pending_lock:
+        _pending.discard(future)
+
+
+def wait_for_revalidations(timeout: float) -> bool:
+    """Wait until this process's background rebuilds are done (for a graceful stop and for tests);
+    whether they all finished in time."""
+    with _pending_lock:
+        pending = set(_pending)
+    _, unfinished = wait(pending, timeout=timeout)
+    return not unfinished
 
 
 def store_rebuilt(key: str, latest_key: str, value: object, timeout: int | None) -> None:
@@ -149,6 +215,14 @@ def store_rebuilt(key: str, latest_key: str, value: object, timeout: int | None)
     cache.set(key, value, timeout)
     # The latest copy outlives the generation: it is only ever served while a rebuild is running.
     cache.set(latest_key, value, None)
+
+
+def latest_of(key: str) -> str:
+    """The latest-copy key of a generation key (the same parts, whatever the generation)."""
+    head, generation, suffix = key.split(":", 3)[1:] if key.count(":") >= 3 else ("", "", "")
+    if not generation.startswith("g") or not generation[1:].isdigit():
+        raise ValueError(f"not a generation key: {key!r}")
+    return f"leaderboard:{head}:latest:{suffix}"
 
 
 def latest_key(*parts: object) -> str:

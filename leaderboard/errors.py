@@ -224,11 +224,7 @@ def runs_with_rank_files(run_ids: list[int]) -> set[int]:
 
 def has_errors_page(spec: TaskSpec) -> bool:
     """Whether a task's queries can be listed: a retrieval task whose unit method keeps per-query ranks."""
-    # The unit methods bring torch and scikit-learn with them; a web process loads them when it first
-    # shows a run, not when it starts.
-    from evaluation.engine.units import method_of
-
-    return spec.kind == "retrieval" and method_of(spec).per_query_ranks
+    return spec.kind == "retrieval" and spec.has_per_query_ranks
 
 
 class Texts:

@@ -343,3 +343,18 @@ def size_chart(points: Sequence[tuple[str, float, float, float | None, float | N
     chart = _as_dict(figure)
     chart["data"] = plain_figure([_in_plotly_order(trace) for trace in traces])
     return chart
+
+
+def warm_up() -> None:
+    """Build one small figure of every kind the pages draw, for a web process before its first request.
+
+    plotly builds the validators of a trace type when a figure first uses it: over a second for the
+    run page's bars on a busy machine, paid by whichever visitor first opens a page with that figure
+    in that process. The figures built here are thrown away."""
+    series = {"warm-up": [(0.5, 0.4, 0.6)]}
+    language_bars(["Hindi"], series, title="", chance=0.1)
+    heatmap([[0.5]], ["Hindi"], title="", within_noise=[[True]], notes=[["n"]], links=[["#"]])
+    reliability_diagram({"warm-up": [{"mean_p": 0.5, "mean_y": 0.5, "count": 1}]}, title="")
+    per_metric_bars(["Recall@1"], {"warm-up": [0.5]}, title="")
+    interval_chart(["warm-up"], [(0.5, 0.4, 0.6)], title="")
+    size_chart([("warm-up", 1e8, 0.5, 0.4, 0.6)], size_label="parameters")

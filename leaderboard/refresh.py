@@ -14,18 +14,23 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from django.conf import settings
-from django.core.cache import cache
 from django.http import QueryDict
 
 from evaluation.engine.registry import TASKS
 from evaluation.models import Run
 from leaderboard.api.views import leaderboard_body, leaderboard_key
-from leaderboard.cache import build_then_bump, bump_generation, store_rebuilt
+from leaderboard.cache import build_then_bump, bump_generation, latest_of, store_rebuilt
 from leaderboard.pages import overview as overview_pages
 from leaderboard.pages import tasks as task_pages
 from leaderboard.pages.selection import Page
 from leaderboard.responses import canonical_params, page_keys, page_payload
-from leaderboard.standing import RUN_TEMPLATE, run_page_name, run_page_with_standing, version_query
+from leaderboard.standing import (
+    RUN_TEMPLATE,
+    run_page_name,
+    run_page_with_standing,
+    store_board_places,
+    version_query,
+)
 
 OVERVIEW_TEMPLATE = "leaderboard/overview.html"
 
@@ -75,6 +80,8 @@ def build_most_visited(dataset_id: int, run_id: int | None = None) -> list[str]:
     version = QueryDict(version_query(dataset_id))
     default = _store_page("overview", OVERVIEW_TEMPLATE, overview_pages.overview_page, QueryDict())
     board = _store_page("overview", OVERVIEW_TEMPLATE, overview_pages.overview_page, version).context["table"]
+    # Every run's place on this board, which each run page's standing reads (leaderboard.standing).
+    store_board_places(dataset_id, board)
     built = ["overview?", f"overview?{version.urlencode()}"]
     task_queries = [version]
     default_dataset = default.context.get("dataset")
@@ -89,14 +96,13 @@ def build_most_visited(dataset_id: int, run_id: int | None = None) -> list[str]:
         for params in task_queries:
             _store_page(name, template, lambda params, build=build, task=task: build(params, task), params)
             built.append(f"{name}?{params.urlencode()}")
-    cache.set(leaderboard_key(""), leaderboard_body(QueryDict()), settings.PUBLIC_PAGE_CACHE_SECONDS)
+    api_key = leaderboard_key("")
+    store_rebuilt(api_key, latest_of(api_key), leaderboard_body(QueryDict()), settings.PUBLIC_PAGE_CACHE_SECONDS)
     built.append("api-leaderboard?")
     if run_id is not None:
         # The page a finished run's submitter is sent to (the e-mail and the submit page link it), so its
         # first visit is certain and early. Its standing reads the version's board built above.
-        _store_page(
-            run_page_name(run_id), RUN_TEMPLATE, lambda params: run_page_with_standing(run_id, board), QueryDict()
-        )
+        _store_page(run_page_name(run_id), RUN_TEMPLATE, lambda params: run_page_with_standing(run_id), QueryDict())
         built.append(f"{run_page_name(run_id)}?")
     return built
 

@@ -224,15 +224,17 @@ def public_page(request: HttpRequest, name: str, template: str, build: Callable[
         if html is not None:
             return HttpResponse(html)
 
-    # Stale-while-revalidate: one request rebuilds a page the last finished run invalidated, the
-    # others get its latest copy meanwhile (leaderboard.cache.get_or_rebuild).
-    payload = get_or_rebuild(
+    # Stale-while-revalidate: a page the last change of results invalidated is served as its latest copy
+    # while it is rebuilt once (leaderboard.cache.get_or_rebuild).
+    served = get_or_rebuild(
         *page_keys(name, fmt, query),
         lambda: page_payload(build, name, template, fmt, request.GET),
         settings.PUBLIC_PAGE_CACHE_SECONDS,
     )
+    payload = served.value
     response = _respond(request, payload, fragment)
-    if whole_page_key is not None and payload["kind"] == "html":
+    # A latest copy served while the page is rebuilt is never stored as this generation's whole page.
+    if whole_page_key is not None and payload["kind"] == "html" and served.fresh:
         cache.set(whole_page_key, response.content.decode(), settings.PUBLIC_PAGE_CACHE_SECONDS)
     return response
 

@@ -11,13 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.core.cache import cache
 from django.http import QueryDict
 from django.urls import reverse
 
 from evaluation.engine.registry import TASKS
 from evaluation.models import Dataset, Run
-from leaderboard.cache import generation_key
+from leaderboard.cache import generation_key, get_or_rebuild, latest_key, store_rebuilt
 from leaderboard.pages import run as run_pages
 from leaderboard.pages.overview import overview_page
 from leaderboard.pages.selection import Page
@@ -57,62 +56,102 @@ def version_query(dataset_id: int) -> str:
     return query.urlencode()
 
 
-def run_standing(run: Run, board: OverviewTable | None = None) -> Standing | None:
-    """The run's ranks on its version (None while it is not finished or not on the board).
+@dataclass(frozen=True)
+class BoardPlaces:
+    """Every run's places on one version's board, read off the board once.
 
-    `board` is the version's overview table when the caller has just built it (leaderboard.refresh),
-    so that it is not built twice."""
-    if run.status != Run.Status.DONE:
-        return None
-    query = version_query(run.dataset_id)
-    table = board if board is not None else overview_page(QueryDict(query)).context["table"]
-    position = next((index for index, row in enumerate(table.rows) if row.run.id == run.pk), None)
-    if position is None:
-        return None
-    row = table.rows[position]
-    anchor = f"#run-{run.pk}"
-    overview_url = f"{reverse('leaderboard:overview')}?{query}{anchor}"
-    revisions = list(run.model.runs_on_board())
-    if row.rank is None:
-        # Not ranked by the board's one rule (fewer declared languages, or an older engine): the run is
-        # shown in its own block and no rank is invented for it, in any column.
-        return Standing(
-            dataset=run.dataset, places=[], version_query=query, revisions=revisions, unranked=row.block_label
-        )
+    `ranked` maps a ranked run to its places as (column label, rank label, models compared, task of
+    the column's page or None for the overview); `unranked` maps a run shown outside the ranked block
+    to its block's label. A column's rank intervals are computed once for all its models (the same
+    call a single run's standing made, whose interval for that run it returns), so that the standing of
+    any of 1,000 runs is a lookup in one cached value rather than a rebuild of the board."""
+
+    ranked: dict[int, list[tuple[str, str, int, str | None]]]
+    unranked: dict[int, str]
+
+
+def board_places(table: OverviewTable) -> BoardPlaces:
+    """The places of every run on `table` (a version's overview table)."""
+    unranked = {row.run.id: row.block_label for row in table.rows if row.rank is None}
     # Only the ranked block is compared: its models are measured on the same languages (ranked_over).
-    ranked = [other for other in table.rows if other.rank is not None]
-    places = [Place("Overall", rank_label(row.rank), len(ranked), overview_url)]
+    ranked_rows = [row for row in table.rows if row.rank is not None]
+    ranked: dict[int, list[tuple[str, str, int, str | None]]] = {
+        row.run.id: [("Overall", rank_label(row.rank), len(ranked_rows), None)] for row in ranked_rows
+    }
     for column in table.visible_columns:
-        present = [other for other in ranked if not other.cells[column.key].missing]
-        mine = next((index for index, other in enumerate(present) if other.run.id == run.pk), None)
-        if mine is None:
+        present = [row for row in ranked_rows if not row.cells[column.key].missing]
+        if not present:
             continue
         # Re-runs bring the column's paired bootstrap replicates (the same item draws for every re-run);
         # published scores, which carry no per-query data, enter as independent draws from their intervals.
         estimates = [
-            other.cells[column.key].estimate(table.column_replicates.get((other.run.id, column.key)))
-            for other in present
+            row.cells[column.key].estimate(table.column_replicates.get((row.run.id, column.key))) for row in present
         ]
-        interval = rank_intervals(estimates, higher_is_better=column.higher_is_better)[mine]
-        url = (
-            f"{reverse('leaderboard:task', args=[column.task])}?{query}{anchor}"
-            if TASKS[column.task].has_page
-            else overview_url
-        )
-        places.append(Place(column.label, rank_label(interval), len(present), url))
-    return Standing(dataset=run.dataset, places=places, version_query=query, revisions=revisions)
+        intervals = rank_intervals(estimates, higher_is_better=column.higher_is_better)
+        task = column.task if TASKS[column.task].has_page else None
+        for row, interval in zip(present, intervals, strict=True):
+            ranked[row.run.id].append((column.label, rank_label(interval), len(present), task))
+    return BoardPlaces(ranked=ranked, unranked=unranked)
 
 
-def cached_run_standing(run: Run) -> Standing | None:
-    """run_standing, kept until the results change (the live run page is not cached as a whole)."""
+def _places_key(dataset_id: int) -> tuple[str, str]:
+    return generation_key("board-places", dataset_id), latest_key("board-places", dataset_id)
+
+
+def store_board_places(dataset_id: int, board: OverviewTable) -> BoardPlaces:
+    """Compute the places on a version's board just built (leaderboard.refresh) and keep them."""
+    places = board_places(board)
+    store_rebuilt(*_places_key(dataset_id), places, settings.PUBLIC_PAGE_CACHE_SECONDS)
+    return places
+
+
+def version_places(dataset_id: int) -> BoardPlaces:
+    """The places on a version's board, kept until the results change (built by leaderboard.refresh for a
+    finished run; otherwise by the first visitor, while later ones get the latest copy)."""
+    return get_or_rebuild(
+        *_places_key(dataset_id),
+        lambda: board_places(overview_page(QueryDict(version_query(dataset_id))).context["table"]),
+        settings.PUBLIC_PAGE_CACHE_SECONDS,
+    ).value
+
+
+def _column_url(task: str, query: str, anchor: str) -> str:
+    return f"{reverse('leaderboard:task', args=[task])}?{query}{anchor}"
+
+
+def run_standing(run: Run, board: OverviewTable | None = None) -> Standing | None:
+    """The run's ranks on its version (None while it is not finished or not on the board).
+
+    `board` is the version's overview table when the caller has just built it (leaderboard.refresh),
+    so that it is not built again; otherwise the version's places are read from the cache."""
     if run.status != Run.Status.DONE:
         return None
-    key = generation_key("standing", run.pk)
-    standing = cache.get(key)
-    if standing is None:
-        standing = run_standing(run)
-        cache.set(key, standing, settings.PUBLIC_PAGE_CACHE_SECONDS)
-    return standing
+    query = version_query(run.dataset_id)
+    places = board_places(board) if board is not None else version_places(run.dataset_id)
+    if run.pk not in places.ranked and run.pk not in places.unranked:
+        return None
+    anchor = f"#run-{run.pk}"
+    overview_url = f"{reverse('leaderboard:overview')}?{query}{anchor}"
+    revisions = list(run.model.runs_on_board())
+    if run.pk in places.unranked:
+        # Not ranked by the board's one rule (fewer declared languages, or an older engine): the run is
+        # shown in its own block and no rank is invented for it, in any column.
+        return Standing(
+            dataset=run.dataset,
+            places=[],
+            version_query=query,
+            revisions=revisions,
+            unranked=places.unranked[run.pk],
+        )
+    return Standing(
+        dataset=run.dataset,
+        places=[
+            Place(label, rank, count, _column_url(task, query, anchor) if task else overview_url)
+            for label, rank, count, task in places.ranked[run.pk]
+        ],
+        version_query=query,
+        revisions=revisions,
+    )
 
 
 RUN_TEMPLATE = "leaderboard/run_detail.html"

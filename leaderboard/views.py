@@ -6,7 +6,6 @@ import mimetypes
 from pathlib import PurePosixPath
 
 from django.conf import settings
-from django.core.cache import cache
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET
@@ -16,7 +15,7 @@ from evaluation.models import Dataset, Run
 from evaluation.safe_text import csv_text
 from evaluation.stored_results import open_file
 from leaderboard import dataset_export, downloads, errors, paired_errors
-from leaderboard.cache import generation_key
+from leaderboard.cache import generation_key, get_or_rebuild, latest_key
 from leaderboard.diagnostics import diagnostics_page
 from leaderboard.errors_index import ERROR_COLUMNS, error_rows, errors_index
 from leaderboard.pages import compare as compare_pages
@@ -121,11 +120,13 @@ def export_columns(request: HttpRequest) -> HttpResponse:
 def reproduce(request: HttpRequest) -> HttpResponse:
     """The paper's tables beside the files and our re-runs; `?format=json` lists every cell."""
     if request.GET.get("format") == "json":
-        key = generation_key("reproduce", "json")
-        body = cache.get(key)
-        if body is None:
-            body = reproduce_page().context["json"]
-            cache.set(key, body, settings.PUBLIC_PAGE_CACHE_SECONDS)
+        # Stale-while-revalidate like every public page (leaderboard.cache.get_or_rebuild).
+        body = get_or_rebuild(
+            generation_key("reproduce", "json"),
+            latest_key("reproduce", "json"),
+            lambda: reproduce_page().context["json"],
+            settings.PUBLIC_PAGE_CACHE_SECONDS,
+        ).value
         return JsonResponse(body, json_dumps_params={"ensure_ascii": False})
     return public_page(request, "reproduce", "leaderboard/reproduce.html", reproduce_page)
 

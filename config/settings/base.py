@@ -168,6 +168,9 @@ else:
 # break log-in.
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
 PUBLIC_PAGE_CACHE_SECONDS = env_int("PUBLIC_PAGE_CACHE_SECONDS", 3600)
+# After the results change, a page's visitors get its latest copy while it is rebuilt on a thread of the
+# web process (leaderboard.cache.get_or_rebuild). Set, the first of them rebuilds it inline instead.
+PUBLIC_PAGE_REVALIDATE_INLINE = env_bool("PUBLIC_PAGE_REVALIDATE_INLINE", False)
 
 # Celery. With no broker configured, kombu's filesystem transport carries messages between the
 # web process and a real worker process through a folder, so the embedded set-up needs no server.

@@ -99,3 +99,8 @@ SUBMISSION_RATE_PER_IP = 100_000
 PREFLIGHT_MAX_UNKNOWN_RATE = 1.0
 # Every test client is 127.0.0.1: the daily quota per address is tested with its own limit.
 SUBMISSION_DAILY_QUOTA_PER_ADDRESS = 100_000
+
+# A test's rows are seen by its own database connection only (each test runs in a transaction), so a
+# stale page is rebuilt by the request that finds it, not on the revalidation thread; the background
+# path has its own test (tests/leaderboard/test_it_serves_the_latest_page_while_one_request_rebuilds.py).
+PUBLIC_PAGE_REVALIDATE_INLINE = True

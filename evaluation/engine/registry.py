@@ -229,6 +229,11 @@ Field = Literal["persona", "instruction"]
 # (units.METHODS: "full_pool", "pair_classifier", "multi_reference", "hard_negatives", or one a plugin
 # registers with units.register_method).
 Method = str
+# Unit methods whose rank files hold one gold rank per query and the top documents of the gold's pool
+# (rank_files.py): the site's error analysis lists a task's queries from them. Here, not only on the
+# methods (units.py reads it from here), so that a web process knows it without importing them; a
+# method added by units.register_method is added here for as long as it is registered.
+PER_QUERY_RANK_METHODS: set[Method] = {"full_pool", "hard_negatives"}
 # Kinds of task that have a page of their own on the leaderboard (diagnostics show on run pages only).
 PAGE_KINDS: tuple[TaskKind, ...] = ("retrieval", "classification")
 
@@ -272,6 +277,11 @@ class TaskSpec:
     # classification task, the share of positive pairs.
     chance_pool: int | None = None
     positive_rate: float | None = None
+
+    @property
+    def has_per_query_ranks(self) -> bool:
+        """Whether the task's rank files list each query (PER_QUERY_RANK_METHODS)."""
+        return self.method in PER_QUERY_RANK_METHODS
 
     def chance_level(self, metric: str, pool_size: int | None = None) -> float | None:
         """The chance (or majority) baseline of one of this task's metrics; `pool_size` is the version's pool."""

@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from evaluation.engine.registry import TASKS
+from evaluation.engine.task_details import DETAILS_TYPES, TaskDetails
 from evaluation.engine.task_details import ClassificationDetails as ClassificationDetails
 from evaluation.engine.task_details import HardNegativeDetails as HardNegativeDetails
 from evaluation.engine.task_details import Interval as Interval
@@ -39,7 +40,6 @@ from evaluation.engine.task_details import PairSetInfo as PairSetInfo
 from evaluation.engine.task_details import PoolInfo as PoolInfo
 from evaluation.engine.task_details import Reliability as Reliability
 from evaluation.engine.task_details import ReliabilityBin as ReliabilityBin
-from evaluation.engine.task_details import TaskDetails
 
 SCHEMA_VERSION = 1
 
@@ -124,13 +124,11 @@ class Details:
             # Nothing of the engine yet; the pre-flight checks may have measured the tokenizer already.
             return cls(tokenizer_coverage=dict(data.get("tokenizer_coverage") or {}))
         _check_version(data, "Run details")
-        # The unit methods bring torch and scikit-learn with them: a process that only reads stored
-        # results (every web process) loads them the first time it reads a task's own block, not at start.
-        from evaluation.engine.units import method_of
-
+        # Each block's type is found by its method's name (task_details.DETAILS_TYPES), not on the methods,
+        # which bring torch and scikit-learn into a process that only reads stored results.
         blocks: dict[str, TaskDetails] = {}
         for task, spec in TASKS.items():
-            if task in data and (block_type := method_of(spec).details_type) is not None:
+            if task in data and (block_type := DETAILS_TYPES.get(spec.method)) is not None:
                 blocks[task] = block_type.from_dict(data[task])
         return cls(
             skipped_tasks=dict(data.get("skipped_tasks", {})),

@@ -1,8 +1,10 @@
 """The typed blocks of run details that a task's unit method writes under the task's id.
 
-Each unit method (units.UnitMethod) declares the type of its block, `details_type`: a frozen dataclass
-with `from_dict` and `to_dict` (the `TaskDetails` protocol). `results.Details.from_dict`, the one reader
-of run.details, reads a task's block with the type its method declares. The blocks live here, below
+Each unit method (units.UnitMethod) has a type for its block, `details_type`: a frozen dataclass with
+`from_dict` and `to_dict` (the `TaskDetails` protocol), listed by the method's name in `DETAILS_TYPES`
+at the end of this module. `results.Details.from_dict`, the one reader of run.details, reads a task's
+block with that type, found by name, so that reading stored results never imports the methods (torch
+and scikit-learn come with them: seconds and hundreds of megabytes in a web process). The blocks live here, below
 both units.py (which writes them) and results.py (which reads them), so that neither imports the other
 for a type. No Django imports here.
 """
@@ -140,3 +142,12 @@ class MultiReferenceDetails:
             # Runs without the file keep the block they always had.
             del data["english_ranks"]
         return data
+
+
+# The block type of each unit method that writes one, by the method's name (registry.TaskSpec.method);
+# units.py's methods declare their `details_type` from this table.
+DETAILS_TYPES: dict[str, type[TaskDetails]] = {
+    "pair_classifier": ClassificationDetails,
+    "hard_negatives": HardNegativeDetails,
+    "multi_reference": MultiReferenceDetails,
+}

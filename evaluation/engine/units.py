@@ -37,9 +37,10 @@ from evaluation.engine.pairs import (
     stored_array_file,
     texts_key,
 )
-from evaluation.engine.registry import TASKS, TaskSpec
+from evaluation.engine.registry import PER_QUERY_RANK_METHODS, TASKS, TaskSpec
 from evaluation.engine.retrieval import BlockScorer, rank_golds
 from evaluation.engine.task_details import (
+    DETAILS_TYPES,
     ClassificationDetails,
     HardNegativeDetails,
     Interval,
@@ -113,7 +114,7 @@ class UnitMethod:
     # a method without one; results.Details.from_dict reads the stored block with it.
     details_type: type[TaskDetails] | None = None
     # True when each unit's rank file holds one gold rank per query and the top documents of the gold's
-    # pool, in the layout of rank_files.py: the site's error analysis reads the task's queries from them.
+    # pool, in the layout of rank_files.py (registry.PER_QUERY_RANK_METHODS, which the site reads).
     per_query_ranks = False
 
     def unmet_requirement(self, spec: TaskSpec, corpus: Corpus) -> str | None:
@@ -157,7 +158,7 @@ class UnitMethod:
 class FullPoolRetrieval(UnitMethod):
     """Each query's gold document ranked in the full pool of the target language (T1, T2, T3, T3x)."""
 
-    per_query_ranks = True
+    per_query_ranks = "full_pool" in PER_QUERY_RANK_METHODS
 
     def score(self, spec: TaskSpec, context: Context, source: str, target: str | None) -> Unit:
         corpus = context.corpus
@@ -196,7 +197,7 @@ class FullPoolRetrieval(UnitMethod):
 class MultiReference(UnitMethod):
     """Each persona against its own-language and English instructions pooled together (two golds)."""
 
-    details_type = MultiReferenceDetails
+    details_type = DETAILS_TYPES["multi_reference"]
 
     def unmet_requirement(self, spec: TaskSpec, corpus: Corpus) -> str | None:
         if corpus.english is None:
@@ -297,7 +298,7 @@ class PairClassification(UnitMethod):
     """A logistic head on pair features over the frozen pair set, calibrated on dev, scored on test (T4)."""
 
     bootstrapped_by_runner = False
-    details_type = ClassificationDetails
+    details_type = DETAILS_TYPES["pair_classifier"]
     has_manifest_block = True
     MIN_ITEMS = 15
 
@@ -462,8 +463,8 @@ class HardNegativeRetrieval(UnitMethod):
     same pessimistic ties as full-pool retrieval.
     """
 
-    details_type = HardNegativeDetails
-    per_query_ranks = True
+    details_type = DETAILS_TYPES["hard_negatives"]
+    per_query_ranks = "hard_negatives" in PER_QUERY_RANK_METHODS
 
     def unmet_requirement(self, spec: TaskSpec, corpus: Corpus) -> str | None:
         if corpus.pool_size < HARD_NEGATIVES + 1:
@@ -560,7 +561,15 @@ def register_method(name: str, method: UnitMethod) -> Iterator[UnitMethod]:
     if name in METHODS:
         raise ValueError(f"unit method {name!r} is already registered")
     METHODS[name] = method
+    # What readers of stored results know of a method without importing it (its block type, whether it
+    # lists each query) is registered beside it, and removed with it.
+    if method.details_type is not None:
+        DETAILS_TYPES[name] = method.details_type
+    if method.per_query_ranks:
+        PER_QUERY_RANK_METHODS.add(name)
     try:
         yield method
     finally:
         del METHODS[name]
+        DETAILS_TYPES.pop(name, None)
+        PER_QUERY_RANK_METHODS.discard(name)

@@ -6,7 +6,6 @@ import json
 from collections.abc import Callable
 
 from django.conf import settings
-from django.core.cache import cache
 from django.db.models import Count, Q
 from django.http import HttpResponse, HttpResponseBase, QueryDict
 from drf_spectacular.types import OpenApiTypes
@@ -29,7 +28,7 @@ from leaderboard.api.serializers import (
     RunSerializer,
     ScoreSerializer,
 )
-from leaderboard.cache import generation_key
+from leaderboard.cache import generation_key, get_or_rebuild, latest_of
 from leaderboard.filters import FAMILY_CHOICES, LANGUAGE_CHOICES, SCRIPT_CHOICES, SIZE_BANDS, LeaderboardFilter
 from leaderboard.pages.overview import overview_page
 from leaderboard.parameters import invalid_filters, normalised
@@ -40,21 +39,36 @@ from leaderboard.tables.selection import PAIR_MODES
 def cached_json(request: Request, key: str, compute: Callable[[], Response | object]) -> HttpResponseBase:
     """Serve a read response from the cache, stored as rendered JSON under the page generation.
 
-    JSON clients get the stored bytes as they are (no serializer, no renderer on a hit); the
-    browsable API renders the same data. A non-200 response is passed through and not stored.
+    `key` is a generation key (leaderboard.cache.generation_key); its latest copy is kept beside it, so
+    that after a change of results the response is rebuilt once while its callers get that copy
+    (leaderboard.cache.get_or_rebuild). JSON clients get the stored bytes as they are (no serializer,
+    no renderer on a hit); the browsable API renders the same data. A non-200 response is passed
+    through and not stored.
     """
-    body = cache.get(key)
-    if body is None:
+
+    def build() -> bytes:
         result = compute()
         if isinstance(result, Response):
             if result.status_code != 200:
-                return result
+                raise _NotStored(result)
             result = result.data
-        body = JSONRenderer().render(result)
-        cache.set(key, body, settings.PUBLIC_PAGE_CACHE_SECONDS)
+        return JSONRenderer().render(result)
+
+    try:
+        body = get_or_rebuild(key, latest_of(key), build, settings.PUBLIC_PAGE_CACHE_SECONDS).value
+    except _NotStored as refused:
+        return refused.response
     if getattr(request, "accepted_renderer", None) is None or request.accepted_renderer.format == "json":
         return HttpResponse(body, content_type="application/json")
     return Response(json.loads(body))
+
+
+class _NotStored(Exception):
+    """A response other than 200, which is answered as it is and never cached."""
+
+    def __init__(self, response: Response) -> None:
+        super().__init__(response.status_code)
+        self.response = response
 
 
 def leaderboard_key(query: str) -> str:

@@ -72,6 +72,107 @@ def score_cell(cell: Cell, show_ci: bool = True, show_coverage: bool = True) -> 
     return mark_safe("".join(parts))
 
 
+def _text(value: object) -> str:
+    """A value as `{{ value }}` renders it: escaped, None as 'None'."""
+    return str(escape(value))
+
+
+def _or_unknown(value: object) -> str:
+    """`{{ value|default:"?" }}`."""
+    return _text(value) if value else "?"
+
+
+@register.simple_tag
+def overview_rows(table, facts: dict, published_twins: dict) -> str:
+    """The overview table's body rows, written as the row template wrote them, byte for byte.
+
+    A board of 1,000 models renders 1,000 rows of about twenty fields each; through template nodes that
+    was a third of the page's build. Here each row is one string: every text that comes from a run, a
+    model or a language is escaped as the template escaped it, and numbers go through the same filters.
+    """
+    width = len(table.visible_columns) + 10
+    run_page = reverse("leaderboard:run_detail", args=[0])[: -len("0/")]
+    several_blocks = table.several_blocks
+    previous_block: object = object()
+    out: list[str] = []
+    for row in table.rows:
+        run = row.run
+        if several_blocks and row.block != previous_block:
+            previous_block = row.block
+            out.append(
+                f'<tr class="block-head" data-block="{_text(row.block)}"><th scope="rowgroup" colspan="{width}">'
+                f"{_text(row.block_label)}</th></tr>"
+            )
+        model = facts.get(run.id) if isinstance(facts, dict) else None
+        rank = _text(row.rank_label)
+        ranked_over = f' title="ranked over {_text(", ".join(row.ranked_over))}"' if row.ranked_over else ""
+        overall = "—" if row.overall.missing else _text(pct(row.overall.value))
+        hub_url = getattr(model, "hub_url", "") if model is not None else ""
+        hub = (
+            f'<a class="hub-link" href="{_text(hub_url)}" title="on the Hugging Face Hub" '
+            'aria-label="on the Hugging Face Hub" rel="noopener"></a>'
+            if hub_url
+            else ""
+        )
+        twin = published_twins.get(run.id) if isinstance(published_twins, dict) else None
+        twin_link = (
+            f' <a class="published-twin" href="{run_page}{twin.pk}/" '
+            'title="the reference implementation\'s figures for this model">published figures</a>'
+            if twin
+            else ""
+        )
+        trained = (
+            '<span class="marker trained" title="declared at submission: trained or tuned on Nirdesha data">'
+            "trained on Nirdesha</span>"
+            if model is not None and model.trained_on_nirdesha
+            else ""
+        )
+        coverage = row.coverage
+        partial = " partial" if coverage and not coverage.complete else ""
+        averaged = f"averaged over {_text(', '.join(coverage.averaged))}; " if coverage else ""
+        declared = run.declared_languages
+        declared_text = (
+            f"its authors declare {len(declared)} of 12: {_text(', '.join(declared))}"
+            if declared
+            else "no languages declared by its authors"
+        )
+        coverage_label = _text(coverage.label) if coverage else ""
+        published = run.is_published
+        older = (
+            f' <span class="badge older-engine" title="scored by engine {_text(run.engine_version)}; not ranked '
+            f'against current-engine runs">older engine {_text(run.engine_version)}</span>'
+            if run.is_older_engine
+            else ""
+        )
+        cells = "".join(score_cell(cell) for cell in row.ordered_cells(table.visible_columns))
+        model_link = _text(model_page(run.model_name))
+        parameters = _text(params(run.parameter_count)) if run.parameter_count else '<span class="muted">?</span>'
+        if model is not None:
+            dimension, tokens = _or_unknown(model.embedding_dimension), _or_unknown(model.max_tokens)
+            memory = _or_unknown(gigabytes(model.memory_bytes_fp16))
+            lock = '<span title="weights not openly downloadable">🔒 </span>' if model.open_weights is False else ""
+            licence = _or_unknown(model.license)
+        else:
+            dimension = tokens = memory = licence = "?"
+            lock = ""
+        out.append(
+            f'<tr data-run="{run.id}" id="run-{run.id}">\n'
+            f'  <td class="rank"{ranked_over}>{rank}</td>\n'
+            f'  <td class="model" data-rank="{rank}" data-overall="{overall}"><a href="{model_link}">'
+            f"{_text(run.label)}</a>{hub}{twin_link}{trained}</td>\n"
+            f'  <td class="coverage-label{partial}" title="{averaged}{declared_text}">{coverage_label}</td>\n'
+            f'  <td class="origin"><a class="badge {"published" if published else "rerun"}" href="{run_page}{run.id}/" '
+            f'title="this run\'s page">{"published" if published else "re-run"}</a>{older}</td>\n'
+            f"  {score_cell(row.overall)}\n"
+            f"  {cells}\n"
+            f'  <td class="fact">{parameters}</td>\n'
+            f'  <td class="fact">{dimension}</td><td class="fact">{tokens}</td><td class="fact">{memory}</td>'
+            f'<td class="fact">{lock}{licence}</td>\n'
+            "</tr>"
+        )
+    return mark_safe("".join(out))
+
+
 @register.simple_tag
 def language_name(code: str) -> str:
     info = BY_CODE.get(code)

@@ -11,6 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from evaluation.models import Run
+from leaderboard import standing
 from leaderboard.api.views import leaderboard_key
 from leaderboard.cache import current_generation
 from leaderboard.pages import overview, run, tasks
@@ -31,6 +32,8 @@ def page_builds(monkeypatch) -> list[str]:
         (tasks, "task_page"),
         (tasks, "classification_page"),
         (run, "run_page"),
+        # A run page's standing reads the board through its own reference to the overview's builder.
+        (standing, "overview_page"),
     )
     for module, name in every_builder:
         original = getattr(module, name)
@@ -48,7 +51,7 @@ def test_a_finished_runs_overview_is_in_the_cache_before_any_request(
 ):
     cache.clear()
     dataset = create_validation_dataset(("Hindi", "Tamil"), limit=20)
-    make_run(dataset, "org/earlier", display_name="Earlier model", languages=("hin", "tam"))
+    earlier = make_run(dataset, "org/earlier", display_name="Earlier model", languages=("hin", "tam"))
     assert b"Earlier model" in client.get(reverse("leaderboard:overview")).content
     before = current_generation()
 
@@ -85,6 +88,11 @@ def test_a_finished_runs_overview_is_in_the_cache_before_any_request(
     assert page_builds == []
     # What is left per request is the page's frame (the footer's last-updated date): a handful of queries.
     assert len(queries) <= 6, [query["sql"] for query in queries]
+    # Another run's page, never visited: it is built for its first visitor, but its place on the board
+    # comes from the places stored with the board, not from another build of the overview.
+    other = client.get(earlier.get_absolute_url())
+    assert other.status_code == 200 and b'id="standing"' in other.content
+    assert "overview_page" not in page_builds
 
 
 def test_a_failed_build_still_moves_the_generation(monkeypatch, client, django_capture_on_commit_callbacks):

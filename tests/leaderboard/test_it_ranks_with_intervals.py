@@ -6,6 +6,10 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from scipy.stats import rankdata
 
 from leaderboard.ranking import (
     MIXED,
@@ -18,6 +22,7 @@ from leaderboard.ranking import (
     rank_intervals,
     rank_label,
 )
+from leaderboard.significance import tied_ranks_by_replicate
 from tests.factories import make_dataset, make_run
 
 
@@ -61,6 +66,21 @@ def test_it_matches_the_definition_on_random_replicates():
         assert intervals == ranks_by_hand(replicates)
         for best, worst in intervals:
             assert 1 <= best <= worst <= models
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    arrays(
+        np.float64,
+        st.tuples(st.integers(1, 9), st.integers(1, 12)),
+        # Few distinct values, so that most replicates hold ties; NaN as a missing score.
+        elements=st.sampled_from([0.0, 0.25, 0.5, 0.5000000000000001, 1.0, -0.0, np.nan]),
+    )
+)
+def test_one_sort_per_replicate_gives_scipys_tied_ranks(scores):
+    best, worst = tied_ranks_by_replicate(scores)
+    np.testing.assert_array_equal(best, rankdata(scores.T, method="min", axis=1))
+    np.testing.assert_array_equal(worst, rankdata(scores.T, method="max", axis=1))
 
 
 def test_it_ranks_points_by_value_when_no_interval_is_known():
