@@ -9,8 +9,8 @@ Everything stays on the loopback interface and is bounded:
    `--models` finished runs on one benchmark version, each with every task's synthetic scores
    (12 languages, 132 ordered pairs, all metrics, bootstrap intervals: about 1,200 scores a run),
    then analysed as autovacuum would;
-2. two gunicorn servers start on 127.0.0.1 against it, configured as deployed (config/gunicorn.py):
-   one caching public pages as deployed
+2. two gunicorn servers start on 127.0.0.1 against it (config/gunicorn.py with sync workers; with
+   --deployed-config its threaded workers as deployed): one caching public pages as deployed
    (generation keys in the cache; Redis when REDIS_URL is set), one with
    PUBLIC_PAGE_CACHE_SECONDS=0 so that every request computes the page;
 3. `--clients` threads, each with its own keep-alive http.client connection, share `--requests`
@@ -61,6 +61,8 @@ PAGES = {
     "API scores (filtered)": "/api/scores/?task=t1&metric=recall@1&source=hin",
 }
 TARGET_P95_MS = 100.0
+# Set from --deployed-config (start_server reads it).
+DEPLOYED_CONFIG = False
 
 
 def scratch_url(database_url: str) -> tuple[str, str]:
@@ -232,15 +234,19 @@ def free_port() -> int:
 
 def start_server(env: dict[str, str], workers: int) -> tuple[subprocess.Popen, int]:
     port = free_port()
-    # The site's own server configuration (threaded workers, each process warmed before its first
-    # request), with this run's number of processes and no access log.
+    # The site's server configuration (config/gunicorn.py: each process warmed before its first request),
+    # with sync workers by default, as every earlier run of this bench; with --deployed-config its
+    # threaded workers as deployed. This run's number of processes, and no access log.
+    # (gunicorn takes more than one thread a process as a request for threaded workers.)
+    worker_class = [] if DEPLOYED_CONFIG else ["--worker-class", "sync", "--threads", "1"]
     command = [
         str(ROOT / ".venv" / "bin" / "gunicorn"),
         "-c",
         "config/gunicorn.py",
-        "config.wsgi",
+        *worker_class,
         "--access-logfile",
         "/dev/null",
+        "config.wsgi",
         "--bind",
         f"127.0.0.1:{port}",
         "--workers",
@@ -350,7 +356,14 @@ def main() -> int:
     parser.add_argument("--rebuild-requests", type=int, default=20, help="overview rebuilds by one client")
     parser.add_argument("--finished-runs", type=int, default=3, help="runs finished one after another")
     parser.add_argument("--keep", action="store_true", help="keep the scratch database")
+    parser.add_argument(
+        "--deployed-config",
+        action="store_true",
+        help="serve with config/gunicorn.py's threaded workers instead of sync workers",
+    )
     args = parser.parse_args()
+    global DEPLOYED_CONFIG
+    DEPLOYED_CONFIG = args.deployed_config
 
     database_url = os.environ.get("DATABASE_URL", "")
     if not database_url.startswith(("postgres://", "postgresql://")):
@@ -379,7 +392,8 @@ def main() -> int:
         uncached, uncached_port = start_server(uncached_env, args.workers)
         servers.append(uncached)
         print(
-            f"gunicorn (config/gunicorn.py): {args.workers} threaded workers per server; "
+            f"gunicorn (config/gunicorn.py, {'threaded' if DEPLOYED_CONFIG else 'sync'} workers): "
+            f"{args.workers} workers per server; "
             f"{args.clients} concurrent clients; "
             f"cache {cache_backend}; {os.cpu_count()} CPU cores on this machine"
         )
