@@ -61,8 +61,6 @@ PAGES = {
     "API scores (filtered)": "/api/scores/?task=t1&metric=recall@1&source=hin",
 }
 TARGET_P95_MS = 100.0
-# Set from --deployed-config (start_server reads it).
-DEPLOYED_CONFIG = False
 
 
 def scratch_url(database_url: str) -> tuple[str, str]:
@@ -232,13 +230,13 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def start_server(env: dict[str, str], workers: int) -> tuple[subprocess.Popen, int]:
+def start_server(env: dict[str, str], workers: int, threaded: bool) -> tuple[subprocess.Popen, int]:
     port = free_port()
     # The site's server configuration (config/gunicorn.py: each process warmed before its first request),
     # with sync workers by default, as every earlier run of this bench; with --deployed-config its
     # threaded workers as deployed. This run's number of processes, and no access log.
     # (gunicorn takes more than one thread a process as a request for threaded workers.)
-    worker_class = [] if DEPLOYED_CONFIG else ["--worker-class", "sync", "--threads", "1"]
+    worker_class = [] if threaded else ["--worker-class", "sync", "--threads", "1"]
     command = [
         str(ROOT / ".venv" / "bin" / "gunicorn"),
         "-c",
@@ -362,8 +360,6 @@ def main() -> int:
         help="serve with config/gunicorn.py's threaded workers instead of sync workers",
     )
     args = parser.parse_args()
-    global DEPLOYED_CONFIG
-    DEPLOYED_CONFIG = args.deployed_config
 
     database_url = os.environ.get("DATABASE_URL", "")
     if not database_url.startswith(("postgres://", "postgresql://")):
@@ -382,17 +378,17 @@ def main() -> int:
         from django.conf import settings
 
         cache_backend = settings.CACHES["default"]["BACKEND"].rsplit(".", 1)[-1]
-        cached, cached_port = start_server(env, args.workers)
+        cached, cached_port = start_server(env, args.workers, args.deployed_config)
         servers.append(cached)
         # The uncached server gets its own file cache in a scratch folder with a zero timeout, so it
         # neither stores pages nor reads those the cached server stored in the shared cache.
         scratch = tempfile.mkdtemp(prefix="latency-bench-")
         uncached_env = {key: value for key, value in env.items() if key not in ("REDIS_URL", "CACHE_URL")}
         uncached_env.update({"PUBLIC_PAGE_CACHE_SECONDS": "0", "NIRDESHA_VAR_DIR": scratch})
-        uncached, uncached_port = start_server(uncached_env, args.workers)
+        uncached, uncached_port = start_server(uncached_env, args.workers, args.deployed_config)
         servers.append(uncached)
         print(
-            f"gunicorn (config/gunicorn.py, {'threaded' if DEPLOYED_CONFIG else 'sync'} workers): "
+            f"gunicorn (config/gunicorn.py, {'threaded' if args.deployed_config else 'sync'} workers): "
             f"{args.workers} workers per server; "
             f"{args.clients} concurrent clients; "
             f"cache {cache_backend}; {os.cpu_count()} CPU cores on this machine"

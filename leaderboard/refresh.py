@@ -101,7 +101,7 @@ def build_most_visited(dataset_id: int, run_id: int | None = None) -> list[str]:
     built.append("api-leaderboard?")
     if run_id is not None:
         # The page a finished run's submitter is sent to (the e-mail and the submit page link it), so its
-        # first visit is certain and early. Its standing reads the version's board built above.
+        # first visit is certain and early. Its standing reads the places stored with the board above.
         _store_page(run_page_name(run_id), RUN_TEMPLATE, lambda params: run_page_with_standing(run_id), QueryDict())
         built.append(f"{run_page_name(run_id)}?")
     return built

@@ -119,15 +119,13 @@ def _column_url(task: str, query: str, anchor: str) -> str:
     return f"{reverse('leaderboard:task', args=[task])}?{query}{anchor}"
 
 
-def run_standing(run: Run, board: OverviewTable | None = None) -> Standing | None:
-    """The run's ranks on its version (None while it is not finished or not on the board).
-
-    `board` is the version's overview table when the caller has just built it (leaderboard.refresh),
-    so that it is not built again; otherwise the version's places are read from the cache."""
+def run_standing(run: Run) -> Standing | None:
+    """The run's ranks on its version (None while it is not finished or not on the board), read from the
+    places stored with the version's board (version_places)."""
     if run.status != Run.Status.DONE:
         return None
     query = version_query(run.dataset_id)
-    places = board_places(board) if board is not None else version_places(run.dataset_id)
+    places = version_places(run.dataset_id)
     if run.pk not in places.ranked and run.pk not in places.unranked:
         return None
     anchor = f"#run-{run.pk}"
@@ -162,11 +160,10 @@ def run_page_name(run_id: int) -> str:
     return f"run-{run_id}"
 
 
-def run_page_with_standing(run_id: int, board: OverviewTable | None = None) -> Page:
-    """The run's page with where it stands on its version (`board`: see run_standing); its links keep
-    that version."""
+def run_page_with_standing(run_id: int) -> Page:
+    """The run's page with where it stands on its version; its links keep that version."""
     page = run_pages.run_page(run_id)
     run = page.context["run"]
-    page.context["standing"] = run_standing(run, board)
+    page.context["standing"] = run_standing(run)
     page.context["version_query"] = version_query(run.dataset_id) if run.status == Run.Status.DONE else ""
     return page
