@@ -14,7 +14,10 @@ Everything stays on the loopback interface and is bounded:
    (generation keys in the cache; Redis when REDIS_URL is set), one with
    PUBLIC_PAGE_CACHE_SECONDS=0 so that every request computes the page;
 3. `--clients` threads, each with its own keep-alive http.client connection, share `--requests`
-   requests per page and server; the cached server is warmed with one request per page first;
+   requests per page and server; the cached server is warmed with one request per page first. Each
+   request says `Accept-Encoding: gzip, deflate, br, zstd` as browsers do (cached pages then come
+   gzip-compressed, leaderboard/compression.py; the clients do not decompress them, as a browser
+   does that on its own machine, not on the server's cores); `--identity` asks for plain bytes;
 4. p50/p95/max latency and throughput are printed per page and server, with the uncached/cached
    ratios of this one run, and the target (p95 < 100 ms cached) is checked;
 5. the overview's rebuild alone: `--rebuild-requests` requests by one client on the uncached server;
@@ -33,6 +36,7 @@ The scratch database is dropped at the end (keep it with --keep).
 from __future__ import annotations
 
 import argparse
+import gzip
 import http.client
 import os
 import random
@@ -61,6 +65,9 @@ PAGES = {
     "API scores (filtered)": "/api/scores/?task=t1&metric=recall@1&source=hin",
 }
 TARGET_P95_MS = 100.0
+# What a browser sends (Chromium's Accept-Encoding); --identity sends IDENTITY instead.
+BROWSER_HEADERS = {"Accept-Encoding": "gzip, deflate, br, zstd"}
+IDENTITY_HEADERS = {"Accept-Encoding": "identity"}
 
 
 def scratch_url(database_url: str) -> tuple[str, str]:
@@ -178,18 +185,22 @@ def add_finished_run(index: int, seed: int = 23, *, finish: bool = False) -> int
     return run.pk
 
 
-def first_request(port: int, path: str, expected: str, timeout: float) -> tuple[float, bool]:
-    """One GET of `path`: its latency in ms and whether the page shows `expected`."""
+def first_request(port: int, path: str, expected: str, timeout: float, headers: dict[str, str]) -> tuple[float, bool]:
+    """One GET of `path`: its latency in ms and whether the page (decompressed after the clock stops) shows
+    `expected`."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     started = time.perf_counter()
-    connection.request("GET", path)
-    body = connection.getresponse().read().decode("utf-8", "replace")
+    connection.request("GET", path, headers=headers)
+    response = connection.getresponse()
+    raw = response.read()
     elapsed = (time.perf_counter() - started) * 1000
     connection.close()
-    return elapsed, expected in body
+    if response.getheader("Content-Encoding") == "gzip":
+        raw = gzip.decompress(raw)
+    return elapsed, expected in raw.decode("utf-8", "replace")
 
 
-def after_a_finished_run(port: int, index: int, timeout: float) -> dict[str, float]:
+def after_a_finished_run(port: int, index: int, timeout: float, headers: dict[str, str]) -> dict[str, float]:
     """A run finishes and is announced as the worker announces it (results_changed after commit): the
     time the finishing process spends building the next generation's pages, and the first request."""
     from evaluation.models import Run
@@ -199,11 +210,11 @@ def after_a_finished_run(port: int, index: int, timeout: float) -> dict[str, flo
     # Outside a transaction, finish_as announces at once: the pages are built before it returns.
     assert run.finish_as("bench"), "the bench's run was not running under its token"
     built = (time.perf_counter() - started) * 1000
-    latency, shown = first_request(port, "/", f"Finished model {index:03d}", timeout)
+    latency, shown = first_request(port, "/", f"Finished model {index:03d}", timeout, headers)
     return {"build_ms": built, "first_ms": latency, "shown": float(shown)}
 
 
-def after_a_bare_bump(port: int, index: int, timeout: float) -> dict[str, float]:
+def after_a_bare_bump(port: int, index: int, timeout: float, headers: dict[str, str]) -> dict[str, float]:
     """The same with only the generation moved (as a withdrawal moves it): the first visitor gets the
     latest copy while the overview is rebuilt off the request; then how long until the new row shows."""
     from leaderboard.cache import bump_generation
@@ -212,16 +223,16 @@ def after_a_bare_bump(port: int, index: int, timeout: float) -> dict[str, float]
     bump_generation()
     expected = f"Finished model {index:03d}"
     started = time.perf_counter()
-    latency, shown = first_request(port, "/", expected, timeout)
+    latency, shown = first_request(port, "/", expected, timeout, headers)
     while not shown and time.perf_counter() - started < timeout:
         time.sleep(0.05)
-        _, shown = first_request(port, "/", expected, timeout)
+        _, shown = first_request(port, "/", expected, timeout, headers)
     return {"first_ms": latency, "fresh_ms": (time.perf_counter() - started) * 1000, "shown": float(shown)}
 
 
-def run_page_visits(port: int, run_ids: list[int], timeout: float) -> list[float]:
+def run_page_visits(port: int, run_ids: list[int], timeout: float, headers: dict[str, str]) -> list[float]:
     """The latency of the first visit of each of these runs' pages, which nobody has asked for before."""
-    return [first_request(port, f"/results/{run_id}/", "Where it stands", timeout)[0] for run_id in run_ids]
+    return [first_request(port, f"/results/{run_id}/", "Where it stands", timeout, headers)[0] for run_id in run_ids]
 
 
 def free_port() -> int:
@@ -289,7 +300,9 @@ def stop_server(process: subprocess.Popen) -> None:
             process.wait()
 
 
-def measure(port: int, path: str, clients: int, requests: int, timeout: float) -> dict[str, float]:
+def measure(
+    port: int, path: str, clients: int, requests: int, timeout: float, headers: dict[str, str]
+) -> dict[str, float]:
     """`requests` GETs of `path` shared by `clients` threads, each on its own keep-alive connection."""
     latencies: list[float] = []
     failures: list[str] = []
@@ -305,7 +318,7 @@ def measure(port: int, path: str, clients: int, requests: int, timeout: float) -
                 remaining[0] -= 1
             started = time.perf_counter()
             try:
-                connection.request("GET", path)
+                connection.request("GET", path, headers=headers)
                 response = connection.getresponse()
                 response.read()
                 status = response.status
@@ -359,7 +372,11 @@ def main() -> int:
         action="store_true",
         help="serve with config/gunicorn.py's threaded workers instead of sync workers",
     )
+    parser.add_argument(
+        "--identity", action="store_true", help="ask for uncompressed responses (Accept-Encoding: identity)"
+    )
     args = parser.parse_args()
+    headers = IDENTITY_HEADERS if args.identity else BROWSER_HEADERS
 
     database_url = os.environ.get("DATABASE_URL", "")
     if not database_url.startswith(("postgres://", "postgresql://")):
@@ -391,18 +408,19 @@ def main() -> int:
             f"gunicorn (config/gunicorn.py, {'threaded' if args.deployed_config else 'sync'} workers): "
             f"{args.workers} workers per server; "
             f"{args.clients} concurrent clients; "
-            f"cache {cache_backend}; {os.cpu_count()} CPU cores on this machine"
+            f"cache {cache_backend}; {os.cpu_count()} CPU cores on this machine; "
+            f"Accept-Encoding: {headers['Accept-Encoding']}"
         )
         # Every worker process loads the URL configuration (and plotly) on its first request, so both
         # servers first get a round of requests on every page; the cached one then holds every page.
         for port in (cached_port, uncached_port):
             for path in PAGES.values():
-                measure(port, path, args.clients, 2 * args.clients, args.timeout)
+                measure(port, path, args.clients, 2 * args.clients, args.timeout, headers)
         results = {}
         for name, path in PAGES.items():
             results[name] = {
-                "cached": measure(cached_port, path, args.clients, args.requests, args.timeout),
-                "uncached": measure(uncached_port, path, args.clients, args.uncached_requests, args.timeout),
+                "cached": measure(cached_port, path, args.clients, args.requests, args.timeout, headers),
+                "uncached": measure(uncached_port, path, args.clients, args.uncached_requests, args.timeout, headers),
             }
         print()
         header = f"{'page':40} {'':9} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'req/s':>7} {'failed':>6}"
@@ -424,7 +442,7 @@ def main() -> int:
         verdict = "met" if worst_cached_p95 < TARGET_P95_MS else "NOT met"
         print(f"\nTarget p95 < {TARGET_P95_MS:.0f} ms cached: {verdict} (worst cached p95 {worst_cached_p95:.1f} ms)")
 
-        rebuild = measure(uncached_port, PAGES["overview"], 1, args.rebuild_requests, args.timeout)
+        rebuild = measure(uncached_port, PAGES["overview"], 1, args.rebuild_requests, args.timeout, headers)
         print(
             f"Overview rebuild, 1 client, {rebuild['ok']} requests (uncached server): p50 {rebuild['p50']:.0f} ms, "
             f"p95 {rebuild['p95']:.0f} ms, max {rebuild['max']:.0f} ms"
@@ -438,14 +456,14 @@ def main() -> int:
             )
         print("\nA run finishes (pages built for the next generation before it moves), then the first request:")
         for index in range(args.finished_runs):
-            result = after_a_finished_run(cached_port, index, args.timeout)
+            result = after_a_finished_run(cached_port, index, args.timeout, headers)
             print(
                 f"  run {index + 1}: pages built in {result['build_ms']:.0f} ms by the finishing process; first "
                 f"request {result['first_ms']:.0f} ms, new row shown: {bool(result['shown'])}"
             )
         print("A bare generation bump (nothing built ahead: the overview is rebuilt off the requests):")
         for index in range(args.finished_runs, 2 * args.finished_runs):
-            result = after_a_bare_bump(cached_port, index, args.timeout)
+            result = after_a_bare_bump(cached_port, index, args.timeout, headers)
             print(
                 f"  run {index + 1}: first request {result['first_ms']:.0f} ms (the latest copy); new row shown "
                 f"{result['fresh_ms']:.0f} ms after the bump: {bool(result['shown'])}"
@@ -455,7 +473,7 @@ def main() -> int:
         from evaluation.models import Run
 
         middle = list(Run.objects.order_by("pk").values_list("pk", flat=True)[args.models // 2 :][:5])
-        first_visits = run_page_visits(cached_port, middle, args.timeout)
+        first_visits = run_page_visits(cached_port, middle, args.timeout, headers)
         print(
             f"First visits of {len(middle)} run pages never visited before: "
             + ", ".join(f"{latency:.0f}" for latency in first_visits)

@@ -24,6 +24,7 @@ from django.template.loader import render_to_string
 from evaluation.engine.registry import METRICS
 from evaluation.safe_text import csv_text
 from leaderboard.cache import generation_key, get_or_rebuild, latest_key
+from leaderboard.compression import compressed_hit, negotiated
 from leaderboard.pages.selection import FILTER_PARAMS, ExportTable, Page
 from leaderboard.parameters import invalid_filters, normalised, search_finds_nothing
 
@@ -31,6 +32,8 @@ EXPORT_FORMATS = ("csv", "json")
 # The filter chips ask for the page's main content only (no header, footer, styles or scripts) with
 # this header, and swap it in place: a small fetch instead of a full reload.
 FRAGMENT_HEADER = "X-Page-Fragment"
+# The content type of a whole page (Django's default for an HttpResponse).
+HTML = "text/html; charset=utf-8"
 
 
 # The parameters public pages read (the filter form's, leaderboard/pages/selection.py FILTER_PARAMS, and the
@@ -220,9 +223,12 @@ def public_page(request: HttpRequest, name: str, template: str, build: Callable[
     whole_page_key = None
     if fmt == "html" and not fragment and _is_anonymous_without_messages(request):
         whole_page_key = generation_key("whole-page", name, query)
+        compressed = compressed_hit(request, whole_page_key, HTML)
+        if compressed is not None:
+            return compressed
         html = cache.get(whole_page_key)
         if html is not None:
-            return HttpResponse(html)
+            return negotiated(request, HttpResponse(html), whole_page_key, keep=True)
 
     # Stale-while-revalidate: a page the last change of results invalidated is served as its latest copy
     # while it is rebuilt once (leaderboard.cache.get_or_rebuild).
@@ -234,8 +240,10 @@ def public_page(request: HttpRequest, name: str, template: str, build: Callable[
     payload = served.value
     response = _respond(request, payload, fragment)
     # A latest copy served while the page is rebuilt is never stored as this generation's whole page.
-    if whole_page_key is not None and payload["kind"] == "html" and served.fresh:
-        cache.set(whole_page_key, response.content.decode(), settings.PUBLIC_PAGE_CACHE_SECONDS)
+    if whole_page_key is not None and payload["kind"] == "html":
+        if served.fresh:
+            cache.set(whole_page_key, response.content.decode(), settings.PUBLIC_PAGE_CACHE_SECONDS)
+        return negotiated(request, response, whole_page_key, keep=served.fresh)
     return response
 
 

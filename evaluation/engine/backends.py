@@ -231,7 +231,8 @@ class DenseBackend(Backend):
         writer = _ChunkWriter(self.cache, keys, total, self.chunk_size, background=self.device.startswith("cuda"))
         for number, language in enumerate(languages, start=1):
             # Similar lengths together keep padding (wasted compute) low; with the fixed batch plan
-            # the groups of chunk_size texts in this order are exactly the engine's earlier calls.
+            # (a float32 model on a CPU) the groups of chunk_size texts in this order are exactly the
+            # engine's earlier calls.
             missing_by_language[language].sort(key=lambda row: len(texts[row]))
             rows = np.asarray(missing_by_language[language], dtype=np.int64)
 

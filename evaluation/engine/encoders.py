@@ -342,14 +342,21 @@ class SentenceTransformerEncoder:
 
     @property
     def batch_plan(self) -> str:
-        """ "tokens" (token-budgeted batches) on accelerators or when a budget is set; else "fixed".
+        """ "tokens" (token-budgeted batches in exact token order), except "fixed" for a float32 model on
+        a CPU without a token budget.
 
-        The fixed plan cuts batches exactly as sentence-transformers does, so CPU float32 embeddings
-        (and every figure computed from them) stay bit for bit those of the engine before the pipeline.
+        Token-budgeted batches hold texts of the same token count, so almost no compute goes to padding
+        (on the validation sample, sentence-transformers' batches of 32 texts sorted by characters pad
+        205,561 tokens to 302,280; these to 209,456). In float64, the CPUs' precision, the batch shapes
+        move an embedding by about 1e-16, far inside its one rounding to float32: all 691,200 values of
+        the validation sample's MiniLM embeddings come out the same under either plan. Only a float32
+        forward pass shows the batch shapes in its last bits; there the fixed plan cuts batches exactly
+        as sentence-transformers does, so that a CPU in float32 gives `encode`'s own vectors.
         """
         if self._pipeline is not None:
             return self._pipeline.plan
-        return "tokens" if self.device.startswith("cuda") or self.token_budget else "fixed"
+        fixed = not self.device.startswith("cuda") and self.dtype == "float32" and not self.token_budget
+        return "fixed" if fixed else "tokens"
 
     def pipeline(self) -> PipelineEncoder | None:
         """The tokenise-ahead pipeline for this model, or None when only `encode` can take its input."""

@@ -27,13 +27,15 @@ The embeddings are the model's `sentence_embedding` output, as `encode` returns 
 grouped differently, so they equal `encode`'s to float rounding (tested to 1e-5 on CPU in float32).
 
 Two batch plans:
-  * "tokens" (accelerators): the token-budgeted batches above;
-  * "fixed" (CPUs): groups of `group_size` texts in the caller's order, each cut exactly as
-    sentence-transformers' `encode` cuts a list (descending length, `max_rows` texts per batch), so
-    that the tensors, and the embeddings, are bit for bit those of `encode`. CPUs encode in float64
-    (encoders.encoding_precision), where the batch shapes move an embedding by about 1e-16, far
-    inside its final rounding to float32; the plan keeps the pipeline checkable against `encode`
-    exactly. Tokenisation still runs ahead on the producer thread.
+  * "tokens" (accelerators, and CPUs in their float64): the token-budgeted batches above. In float64
+    the batch shapes move an embedding by about 1e-16, far inside its final rounding to float32, so
+    the plan changes no bit of a CPU's embeddings while it spares the padding (see
+    encoders.SentenceTransformerEncoder.batch_plan);
+  * "fixed" (a float32 model on a CPU): groups of `group_size` texts in the caller's order, each cut
+    exactly as sentence-transformers' `encode` cuts a list (descending length, `max_rows` texts per
+    batch), so that the tensors, and the embeddings, are bit for bit those of `encode`, which keeps
+    the pipeline checkable against `encode` exactly. Tokenisation still runs ahead on the producer
+    thread.
 """
 
 from __future__ import annotations

@@ -29,6 +29,7 @@ from leaderboard.api.serializers import (
     ScoreSerializer,
 )
 from leaderboard.cache import generation_key, get_or_rebuild, latest_of
+from leaderboard.compression import compressed_hit, negotiated
 from leaderboard.filters import FAMILY_CHOICES, LANGUAGE_CHOICES, SCRIPT_CHOICES, SIZE_BANDS, LeaderboardFilter
 from leaderboard.pages.overview import overview_page
 from leaderboard.parameters import invalid_filters, normalised
@@ -54,13 +55,18 @@ def cached_json(request: Request, key: str, compute: Callable[[], Response | obj
             result = result.data
         return JSONRenderer().render(result)
 
+    as_stored = getattr(request, "accepted_renderer", None) is None or request.accepted_renderer.format == "json"
+    if as_stored:
+        compressed = compressed_hit(request, key, JSON)
+        if compressed is not None:
+            return compressed
     try:
-        body = get_or_rebuild(key, latest_of(key), build, settings.PUBLIC_PAGE_CACHE_SECONDS).value
+        served = get_or_rebuild(key, latest_of(key), build, settings.PUBLIC_PAGE_CACHE_SECONDS)
     except _NotStored as refused:
         return refused.response
-    if getattr(request, "accepted_renderer", None) is None or request.accepted_renderer.format == "json":
-        return HttpResponse(body, content_type="application/json")
-    return Response(json.loads(body))
+    if as_stored:
+        return negotiated(request, HttpResponse(served.value, content_type=JSON), key, keep=served.fresh)
+    return Response(json.loads(served.value))
 
 
 class _NotStored(Exception):
@@ -82,6 +88,8 @@ def leaderboard_body(params: QueryDict) -> bytes:
 
 
 API_PARAMETERS = frozenset({"limit", "offset", "format"})
+# The content type of the stored JSON responses.
+JSON = "application/json"
 
 
 class CachedReadMixin:

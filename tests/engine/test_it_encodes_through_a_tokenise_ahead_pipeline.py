@@ -54,8 +54,8 @@ def test_it_trims_each_batch_to_its_own_longest_text(texts):
 
 
 @pytest.mark.slow
-def test_it_keeps_cpu_vectors_bit_for_bit_with_the_fixed_batch_plan(texts):
-    encoder = SentenceTransformerEncoder.load(resolve_model(str(minilm_path())), device="cpu")
+def test_it_keeps_float32_cpu_vectors_bit_for_bit_with_the_fixed_batch_plan(texts):
+    encoder = SentenceTransformerEncoder.load(resolve_model(str(minilm_path())), device="cpu", precision="float32")
     assert encoder.batch_plan == "fixed"
     ordered = sorted(texts, key=len)
     vectors = encoder.encode_prefixed(ordered, group_size=64)
@@ -72,22 +72,27 @@ def test_it_keeps_cpu_vectors_bit_for_bit_with_the_fixed_batch_plan(texts):
 
 @pytest.mark.slow
 def test_the_engine_stores_token_budgeted_batches_under_the_right_texts(texts, tmp_path):
-    """The accelerator's plan (batches in length order, not text order) fills the run and the cache
-    with each text's own vector, as the CPU plan does."""
+    """A CPU's plan in float64 (batches in token order, not text order) fills the run and the cache with
+    each text's own vector, bit for bit the vector that batches cut as sentence-transformers cuts them give."""
     from evaluation.engine.backends import DenseBackend, TextSet
     from evaluation.engine.cache import EmbeddingCache, text_key
+    from evaluation.engine.pipeline import CPU_TOKEN_BUDGET, PipelineEncoder
 
     resolved = resolve_model(str(minilm_path()))
     text_set = TextSet("hin", "persona", "query", tuple(texts))
-    matrices = {}
-    for plan, budget in (("fixed", None), ("tokens", 1536)):
-        encoder = SentenceTransformerEncoder.load(resolved, device="cpu", token_budget=budget)
-        assert encoder.batch_plan == plan
-        cache = EmbeddingCache(tmp_path / plan, resolved.name, resolved.commit, encoder.precision)
-        backend = DenseBackend(encoder, cache, chunk_size=50)
-        stats = backend.prepare([text_set])
-        assert stats.texts_encoded == len(set(texts))
-        matrices[plan] = backend.vectors(text_set)
-        np.testing.assert_array_equal(cache.get([text_key(text) for text in texts]), matrices[plan])
+    encoder = SentenceTransformerEncoder.load(resolved, device="cpu")
+    assert (encoder.precision, encoder.batch_plan) == ("float64", "tokens")
+    cache = EmbeddingCache(tmp_path / "cache", resolved.name, resolved.commit, encoder.precision)
+    backend = DenseBackend(encoder, cache, chunk_size=50)
+    stats = backend.prepare([text_set])
+    assert stats.texts_encoded == len(set(texts))
+    vectors = backend.vectors(text_set)
+    np.testing.assert_array_equal(cache.get([text_key(text) for text in texts]), vectors)
+    # The same float64 model through the fixed plan: sentence-transformers' batches of 32 texts sorted
+    # by characters, in groups of 50, padded to each batch's longest text.
+    fixed = PipelineEncoder(
+        encoder.model, "cpu", CPU_TOKEN_BUDGET, 32, plan="fixed", group_size=50, precision="float64"
+    ).encode(list(texts))
+    assert fixed.dtype == np.float64
     # In float64 the batch shapes move an embedding by about 1e-16, far inside its rounding to float32.
-    np.testing.assert_array_equal(matrices["tokens"], matrices["fixed"])
+    np.testing.assert_array_equal(vectors, l2_normalise(fixed))
