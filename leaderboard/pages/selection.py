@@ -187,6 +187,17 @@ class Selection:
         return ", ".join(BY_CODE[code].name for code in self.languages if code in BY_CODE) or "none"
 
 
+def form_errors(form) -> list[str]:
+    """The filter form's refusals, one line a field ("Languages: Select a valid choice. …")."""
+    form.is_valid()
+    return [f"{form.fields[name].label}: {' '.join(messages)}" for name, messages in form.errors.items()]
+
+
+def refused_filters(params: QueryDict) -> list[str]:
+    """What the filter form says of these parameters, without choosing runs or building a board."""
+    return form_errors(LeaderboardFilter(params, queryset=Run.objects.none()).form)
+
+
 def resolve_selection(params: QueryDict, unit_columns: list[tuple[str, str]]) -> Selection:
     """Validate the filters, choose the benchmark version and the runs and languages to average over.
 
@@ -194,8 +205,7 @@ def resolve_selection(params: QueryDict, unit_columns: list[tuple[str, str]]) ->
     """
     filterset = LeaderboardFilter(params, queryset=Run.objects.all())
     form = filterset.form
-    form.is_valid()
-    errors = [f"{form.fields[name].label}: {' '.join(messages)}" for name, messages in form.errors.items()]
+    errors = form_errors(form)
     versions = list(form.fields["dataset"].queryset)
     dataset = form.cleaned_data.get("dataset") or Dataset.choose_default(versions)
     chosen_runs, twins = prefer_reruns(list(filterset.qs.on_benchmark(dataset)) if dataset else [])
