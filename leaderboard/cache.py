@@ -202,8 +202,10 @@ def _forget(future: Future) -> None:
 
 
 def wait_for_revalidations(timeout: float) -> bool:
-    """Wait until this process's background rebuilds are done (for a graceful stop and for tests);
-    whether they all finished in time."""
+    """Wait until this process's background rebuilds are done; whether they all finished in time.
+
+    For tests. A stopping web process needs no call: Python joins the executor's thread at exit, so a
+    rebuild under way is finished (within gunicorn's graceful_timeout) and its page stored."""
     with _pending_lock:
         pending = set(_pending)
     _, unfinished = wait(pending, timeout=timeout)

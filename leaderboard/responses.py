@@ -216,7 +216,7 @@ def public_page(request: HttpRequest, name: str, template: str, build: Callable[
         # take their defaults), which comes from the cache like any page: a malformed link never builds
         # a board of its own (0.7 s at 1,000 models), and makes no cache entry of its own.
         refusals = refused_filters(request.GET)
-        request.GET = without(request.GET, refused)
+        request.GET = known_parameters(request.GET, PAGE_PARAMETERS - frozenset(refused))
         payload = get_or_rebuild(
             *page_keys(name, fmt, canonical_query(request)),
             lambda: page_payload(build, name, template, fmt, request.GET),
@@ -259,19 +259,11 @@ def public_page(request: HttpRequest, name: str, template: str, build: Callable[
     return response
 
 
-def without(params: QueryDict, names: list[str]) -> QueryDict:
-    """`params` less every value of these parameters."""
-    kept = params.copy()
-    for name in names:
-        kept.pop(name, None)
-    kept._mutable = False
-    return kept
-
-
 def refusal_notice(messages: list[str]) -> str:
-    """The refused filters, as the filter form lists its errors, announced to screen readers."""
+    """The refused filters, as the filter form lists its errors, announced to screen readers (the alert
+    is a box around the list: a list that is itself an alert is no list to assistive technology)."""
     items = format_html_join("", '<li class="error">{}</li>', ((message,) for message in messages))
-    return format_html('<ul class="messages" role="alert">{}</ul>', items) if messages else ""
+    return format_html('<div role="alert"><ul class="messages">{}</ul></div>', items) if messages else ""
 
 
 def _respond(request: HttpRequest, payload: dict, fragment: bool, status: int = 200) -> HttpResponse:

@@ -10,6 +10,9 @@ from django.core.cache import cache
 
 from leaderboard.responses import page_keys
 from tests.factories import make_dataset, make_run
+from tests.layout import LAPTOP, PHONE, elements_past_the_edge, overflowing_tables, page_width
+from tests.leaderboard.site_pages import open_context
+from tests.leaderboard.test_it_passes_axe_on_every_page import serious_violations
 
 pytestmark = pytest.mark.django_db
 
@@ -26,7 +29,7 @@ def test_the_400_is_the_cached_page_of_the_valid_filters_under_the_refusal(clien
     page = response.content.decode()
     assert response.status_code == 400
     assert "Marked in the cache" in page and "Alpha" not in page
-    notice = page[page.index('<ul class="messages" role="alert">') :]
+    notice = page[page.index('<div role="alert"><ul class="messages">') :]
     assert "junk is not one of the available choices" in notice[: notice.index("</ul>")]
     assert "huge is not one of the available choices" in notice[: notice.index("</ul>")]
 
@@ -36,7 +39,7 @@ def test_the_refusal_is_escaped_and_comes_with_the_fragment_too(client):
     response = client.get("/?languages=<b>bold</b>", HTTP_X_PAGE_FRAGMENT="1")
     page = response.content.decode()
     assert response.status_code == 400
-    assert page.startswith('<ul class="messages" role="alert">')
+    assert page.startswith('<div role="alert"><ul class="messages">')
     assert "<b>bold</b>" not in page and "&lt;b&gt;bold&lt;/b&gt;" in page
     assert "Alpha" in page
 
@@ -46,3 +49,25 @@ def test_a_refused_export_is_the_export_of_the_valid_filters(client):
     plain = client.get("/?format=csv")
     refused = client.get("/?format=csv&languages=junk")
     assert refused.status_code == 400 and refused.content == plain.content
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["1366", "390"])
+def test_a_browser_shows_the_refusal_on_a_page_that_fits_and_passes_axe(browser, live_server, viewport):
+    make_run(make_dataset(), "org/alpha", display_name="Alpha")
+    with open_context(browser, viewport, bypass_csp=True) as page:
+        response = page.goto(live_server.url + "/?languages=junk&size=huge")
+        page.wait_for_load_state("networkidle")
+        assert response is not None and response.status == 400
+        alert = page.get_by_role("alert")
+        assert alert.is_visible()
+        assert "junk is not one of the available choices" in alert.inner_text()
+        # The board of the other filters is under it.
+        assert page.locator("tr[data-run]", has_text="Alpha").count() == 1
+        if viewport is PHONE:
+            assert page_width(page) <= PHONE["width"], elements_past_the_edge(page, PHONE["width"])
+        else:
+            assert overflowing_tables(page) == []
+        assert serious_violations(page) == []
