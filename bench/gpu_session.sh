@@ -15,10 +15,12 @@ export NIRDESHA_SHARED_DATA="$PWD/.gpu/data"
 SITE=/tmp/nirdesha-site
 python3 bench/gpu_unpack.py "$SITE" >/dev/null || exit 1
 export PYTHONPATH="$SITE:$PWD"
-TESTS_S=${TESTS_S:-180} MINILM_S=${MINILM_S:-250} RANDOM_S=${RANDOM_S:-70} VARIANTS_S=${VARIANTS_S:-70}
+TESTS_S=${TESTS_S:-150} MINILM_S=${MINILM_S:-220} RANDOM_S=${RANDOM_S:-70} VARIANTS_S=${VARIANTS_S:-60}
 RANDOM_ITEMS=${RANDOM_ITEMS:-3000} MINILM_ITEMS=${MINILM_ITEMS:-50000}
+ENCODE_S=${ENCODE_S:-80} ENCODE_ITEMS=${ENCODE_ITEMS:-20000} SCORING_S=${SCORING_S:-140} SCORING_ITEMS=${SCORING_ITEMS:-50000}
+VARIANT_FLAGS=${VARIANT_FLAGS:---compile}
 # The steps to run (a second, shorter call may run only some of them).
-STEPS=${STEPS:-"tests minilm random variants"}
+STEPS=${STEPS:-"tests minilm variants random"}
 step() { [[ " $STEPS " == *" $1 "* ]]; }
 
 {
@@ -26,6 +28,9 @@ step() { [[ " $STEPS " == *" $1 "* ]]; }
   nproc
   python3 -c "import torch, transformers, sentence_transformers as st; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'transformers', transformers.__version__, 'sentence-transformers', st.__version__)"
 } 2>&1 | tee "$OUT/device.txt"
+# The card's short name (h100, h200) names the result files, so figures from two kinds never mix.
+CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -oiE "h100|h200|a100|l4|l40s" | tr 'A-Z' 'a-z')
+CARD=${CARD:-gpu}
 
 step tests && echo "== gpu tests" && timeout "$TESTS_S" python3 -m pytest --noconftest -p no:cacheprovider -m gpu tests/gpu -q -rA -s \
   -W ignore::pytest.PytestConfigWarning 2>&1 | tee "$OUT/gpu-tests.log" | grep -E "passed|failed|PASSED|FAILED|ERROR|cosine|halvings|blocks|differ|moved|  t|ranks equal|Error" | head -80
@@ -33,20 +38,34 @@ step tests && echo "== gpu tests" && timeout "$TESTS_S" python3 -m pytest --noco
 if step minilm; then
 echo "== all-MiniLM-L6-v2, $MINILM_ITEMS items"
 timeout "$MINILM_S" python3 bench/full_scale.py --items "$MINILM_ITEMS" --languages 12 --device cuda --floor-share 0.1 \
-  --json "$OUT/full_scale_minilm_h100.json" >"$OUT/minilm.log" 2>&1
-echo "exit $?"; grep -E "^\[|ratio|corpus|floor" "$OUT/minilm.log" | tail -30
+  --json "$OUT/full_scale_minilm_${CARD}.json" >"$OUT/minilm.log" 2>&1
+echo "exit $?"; grep -E "^\[|ratio|corpus|floor|tokeniser" "$OUT/minilm.log" | tail -30
+fi
+
+if step encode; then
+echo "== all-MiniLM-L6-v2, encoding only, $ENCODE_ITEMS items"
+timeout "$ENCODE_S" python3 bench/full_scale.py --items "$ENCODE_ITEMS" --languages 12 --device cuda --floor-share 0.2 \
+  --encode-only --json "$OUT/encode_minilm_${CARD}.json" >"$OUT/encode.log" 2>&1
+echo "exit $?"; grep -E "^\[|ratio|corpus|floor|tokeniser|encode only|utilisation|mean|peak" "$OUT/encode.log" | tail -30
+fi
+
+if step scoring; then
+echo "== everything after encoding, $SCORING_ITEMS items"
+timeout "$SCORING_S" python3 bench/scoring_scale.py --items "$SCORING_ITEMS" --languages 12 --device cuda \
+  --json "$OUT/scoring_${CARD}.json" >"$OUT/scoring.log" 2>&1
+echo "exit $?"; grep -vE "Token indices|Loading weights" "$OUT/scoring.log" | tail -32
+fi
+
+if step variants; then
+echo "== forward-pass variants"
+timeout "$VARIANTS_S" python3 bench/gpu_variants.py --items 3000 --languages 4 $VARIANT_FLAGS \
+  --json "$OUT/gpu_variants_${CARD}.json" >"$OUT/variants.log" 2>&1
+echo "exit $?"; grep -E "texts/s|padding|not available|failed|issued|Name|---|aten|void|kernel|gemm|Self" "$OUT/variants.log" | cut -c1-160 | head -40
 fi
 
 if step random; then
 echo "== random-24x1024, $RANDOM_ITEMS items"
 timeout "$RANDOM_S" python3 bench/full_scale.py --items "$RANDOM_ITEMS" --languages 12 --device cuda --floor-share 0.25 \
-  --model random-24x1024 --json "$OUT/full_scale_random24x1024_h100.json" >"$OUT/random.log" 2>&1
+  --model random-24x1024 --json "$OUT/full_scale_random24x1024_${CARD}.json" >"$OUT/random.log" 2>&1
 echo "exit $?"; grep -E "^\[|ratio|corpus|floor" "$OUT/random.log" | tail -20
-fi
-
-if step variants; then
-echo "== forward-pass variants"
-timeout "$VARIANTS_S" python3 bench/gpu_variants.py --items 3000 --languages 4 --compile \
-  --json "$OUT/gpu_variants_h100.json" >"$OUT/variants.log" 2>&1
-echo "exit $?"; grep -E "texts/s|padding|not available|failed" "$OUT/variants.log"
 fi

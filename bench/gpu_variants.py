@@ -29,9 +29,13 @@ from tests.fakes.models import minilm_path  # noqa: E402
 
 
 def rate(model, batches: list[dict[str, torch.Tensor]], device: str, texts: int) -> float:
-    """Texts per second of the model over the batches, after one warm-up pass over the smallest."""
+    """Texts per second of the model over the batches, after one untimed pass over all of them.
+
+    The untimed pass builds every batch shape's kernels and plans (see full_scale.floor_rate).
+    """
     with torch.inference_mode():
-        model(batches[-1])
+        for batch in batches:
+            model(batch)
         synchronise(device)
         started = time.perf_counter()
         for batch in batches:
@@ -82,27 +86,48 @@ def main() -> None:
         f"attention {report['attention']}, {encoder.precision}"
     )
     report["rates"]["floor"] = rate(model, batches, arguments.device, len(texts))
-    for implementation in ("eager", "sdpa", "flex_attention"):
+    print(f"floor: {report['rates']['floor']:.0f} texts/s", flush=True)
+    if arguments.device.startswith("cuda"):
+        # How long the host takes to issue the floor's work (no waiting on the device) against the whole
+        # pass: when the two are close, the forward pass is bound by Python and kernel launches.
+        with torch.inference_mode():
+            synchronise(arguments.device)
+            started = time.perf_counter()
+            for batch in batches:
+                model(batch)["sentence_embedding"]
+            issued = time.perf_counter() - started
+            synchronise(arguments.device)
+            whole = time.perf_counter() - started
+        report["issue_seconds"], report["pass_seconds"] = issued, whole
+        tokens = sum(int(batch["attention_mask"].numel()) for batch in batches)
+        print(f"host issued the pass in {issued:.2f} s of {whole:.2f} s; {tokens / whole / 1e6:.2f} M padded tokens/s")
+        from torch.profiler import ProfilerActivity, profile
+
+        with torch.inference_mode(), profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as profiler:
+            for batch in batches[: min(20, len(batches))]:
+                model(batch)["sentence_embedding"]
+            synchronise(arguments.device)
+        averages = profiler.key_averages()
+        try:
+            table = averages.table(sort_by="device_time_total", row_limit=16)
+        except Exception:  # an older torch names the column after CUDA
+            table = averages.table(sort_by="cuda_time_total", row_limit=16)
+        print(table, flush=True)
+        report["profile"] = table
+    for implementation in ("eager", "sdpa"):
         if set_attention(auto_model, implementation):
             try:
-                report["rates"][f"attention={implementation}"] = rate(model, batches, arguments.device, len(texts))
+                measured = rate(model, batches, arguments.device, len(texts))
+                report["rates"][f"attention={implementation}"] = measured
+                print(f"attention={implementation}: {measured:.0f} texts/s", flush=True)
             except Exception as error:
                 print(f"  {implementation}: failed ({type(error).__name__}: {str(error)[:160]})")
     set_attention(auto_model, report["attention"] or "sdpa")
     for tokens in (16_384, 262_144):
         other = floor_batches(encoder, texts, tokens)
         report["rates"][f"tokens={tokens}"] = rate(model, other, arguments.device, len(texts))
+        print(f"tokens={tokens}: {report['rates'][f'tokens={tokens}']:.0f} texts/s", flush=True)
         del other
-    if arguments.device.startswith("cuda"):
-        from torch.profiler import ProfilerActivity, profile
-
-        with torch.inference_mode(), profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as profiler:
-            for batch in batches[: min(40, len(batches))]:
-                model(batch)["sentence_embedding"]
-            synchronise(arguments.device)
-        table = profiler.key_averages().table(sort_by="cuda_time_total", row_limit=14)
-        print(table)
-        report["profile"] = table
     for label, value in report["rates"].items():
         print(f"{label:>28}: {value:9.0f} texts/s  ({value / report['rates']['floor']:.2f}× the floor)", flush=True)
     if arguments.json:

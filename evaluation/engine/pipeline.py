@@ -41,6 +41,7 @@ Two batch plans:
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
 import queue
 import threading
@@ -147,39 +148,60 @@ def plan_batches(lengths: np.ndarray, token_budget: int, max_rows: int) -> list[
     return batches
 
 
-# One private copy of each fast tokenizer: the engine encodes a run language by language, each call
-# checks the direct path again, and parsing a large vocabulary's tokenizer (XLM-R's is 17 MB of JSON)
-# for every call would keep the device waiting.
-_PRIVATE_COPIES: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+# Private copies of each fast tokenizer, one per purpose: the engine encodes a run language by
+# language, each call checks the direct path again, the rank files count tokens language by language
+# (text_lengths.py), and parsing a large vocabulary's tokenizer (XLM-R's is 17 MB of JSON) for every
+# call would keep the device waiting. Each purpose sets its own truncation and padding on its copy.
+_PRIVATE_COPIES: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
 _PRIVATE_COPIES_LOCK = threading.Lock()
 
 
-def _private_copy(backend: Any) -> Any:
+def private_copy(backend: Any, purpose: str) -> Any:
+    """The Rust tokenizer `backend` copied once for `purpose` (its settings are the purpose's own)."""
     from tokenizers import Tokenizer
 
     with _PRIVATE_COPIES_LOCK:
-        own = _PRIVATE_COPIES.get(backend)
-        if own is None:
-            own = _PRIVATE_COPIES[backend] = Tokenizer.from_str(backend.to_str())
-        return own
+        copies = _PRIVATE_COPIES.setdefault(backend, {})
+        if purpose not in copies:
+            copies[purpose] = Tokenizer.from_str(backend.to_str())
+        return copies[purpose]
 
 
 class DirectTokeniser:
     """A model's fast tokenizer called directly: the tensors `preprocess` gives, without its per-token Python.
 
-    The Rust tokenizer is copied (so the model's own tokenizer keeps its settings), set to truncate and
-    pad exactly as transformers sets it for `preprocess` (longest-first truncation at the model's
-    maximum length, padding to the longest row on the tokenizer's side with its pad id and type), and
-    its encodings are turned into arrays in one step each. `for_model` checks the result against
-    `preprocess` on sample texts, every tensor equal in values and type, and gives None otherwise
-    (another kind of input, a tokenizer that is not a fast one, any difference at all): the pipeline
-    then keeps `preprocess`.
+    The Rust tokenizer is copied (so the model's own tokenizer keeps its settings) and set to truncate
+    exactly as transformers sets it for `preprocess` (longest-first at the model's maximum length), but
+    not to pad: each call reads only every encoding's token ids and its length, and lays them out in
+    numpy, padded to the longest row on the tokenizer's side with its pad id and pad type; the attention
+    mask and the type ids (one type for every token of a single text) follow from the lengths. Reading
+    the padded ids, masks and type ids of every encoding as Python lists cost five times this layout,
+    and on a GPU it was what the device waited for (bench/results/h200-2026-11-27). `for_model` checks
+    the result against `preprocess` on sample texts, every tensor equal in values and type, and gives
+    None otherwise (another kind of input, a tokenizer that is not a fast one, a template that gives a
+    text's tokens more than one type, any difference at all): the pipeline then keeps `preprocess`.
     """
 
-    def __init__(self, backend: Any, keys: tuple[str, ...], extras: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        backend: Any,
+        keys: tuple[str, ...],
+        extras: dict[str, Any],
+        *,
+        pad_id: int,
+        pad_type_id: int,
+        type_id: int,
+        left_padded: bool,
+    ) -> None:
         self.backend = backend
         self.keys = keys
         self.extras = extras
+        self.pad_id = pad_id
+        self.pad_type_id = pad_type_id
+        self.type_id = type_id
+        self.left_padded = left_padded
+        # The batch call that skips character offsets (which nothing here needs), where there is one.
+        self._encode_batch = getattr(backend, "encode_batch_fast", backend.encode_batch)
 
     @classmethod
     def for_model(cls, model: SentenceModel, sample: list[str]) -> DirectTokeniser | None:
@@ -188,24 +210,30 @@ class DirectTokeniser:
         if tokenizer is None or backend is None or not getattr(tokenizer, "is_fast", False) or not sample:
             return None
         try:
-            own = _private_copy(backend)
+            own = private_copy(backend, "batches")
             limit = int(tokenizer.model_max_length)
             if limit < 1_000_000:
                 own.enable_truncation(limit, strategy="longest_first", direction=tokenizer.truncation_side)
             else:
                 own.no_truncation()
-            own.enable_padding(
-                direction=tokenizer.padding_side,
-                pad_id=tokenizer.pad_token_id,
-                pad_type_id=tokenizer.pad_token_type_id,
-                pad_token=tokenizer.pad_token,
-            )
+            own.no_padding()
+            types = {type_id for encoding in own.encode_batch(sample) for type_id in encoding.type_ids}
+            if len(types) != 1:
+                return None
             reference = model.preprocess(sample)
             keys = tuple(key for key, value in reference.items() if isinstance(value, torch.Tensor))
             if not keys or not set(keys) <= {"input_ids", "attention_mask", "token_type_ids"}:
                 return None
             extras = {key: value for key, value in reference.items() if key not in keys}
-            direct = cls(own, keys, extras)
+            direct = cls(
+                own,
+                keys,
+                extras,
+                pad_id=int(tokenizer.pad_token_id),
+                pad_type_id=int(tokenizer.pad_token_type_id),
+                type_id=types.pop(),
+                left_padded=tokenizer.padding_side == "left",
+            )
             mine = direct(sample)
             if all(mine[key].dtype == reference[key].dtype and torch.equal(mine[key], reference[key]) for key in keys):
                 return direct
@@ -217,14 +245,31 @@ class DirectTokeniser:
         return None
 
     def __call__(self, texts: list[str]) -> dict[str, Any]:
-        encodings = self.backend.encode_batch(texts, add_special_tokens=True)
-        fields = {"input_ids": "ids", "attention_mask": "attention_mask", "token_type_ids": "type_ids"}
-        features: dict[str, Any] = {
-            key: torch.from_numpy(np.array([getattr(encoding, fields[key]) for encoding in encodings], dtype=np.int64))
-            for key in self.keys
-        }
+        encodings = self._encode_batch(texts, add_special_tokens=True)
+        lengths = np.fromiter((len(encoding) for encoding in encodings), dtype=np.int64, count=len(encodings))
+        width = int(lengths.max()) if len(lengths) else 0
+        positions = np.arange(width)
+        real = positions >= (width - lengths)[:, None] if self.left_padded else positions < lengths[:, None]
+        features: dict[str, Any] = {}
+        for key in self.keys:
+            if key == "input_ids":
+                column = _laid_out(real, self.pad_id, encodings, int(lengths.sum()))
+            elif key == "attention_mask":
+                column = real.astype(np.int64)
+            else:
+                column = np.where(real, self.type_id, self.pad_type_id).astype(np.int64)
+            features[key] = torch.from_numpy(column)
         features.update(self.extras)
         return features
+
+
+def _laid_out(real: np.ndarray, pad_id: int, encodings: list[Any], tokens: int) -> np.ndarray:
+    """Every encoding's ids in its row's real positions (row by row, in order), pad_id elsewhere."""
+    ids = np.full(real.shape, pad_id, dtype=np.int64)
+    ids[real] = np.fromiter(
+        itertools.chain.from_iterable(encoding.ids for encoding in encodings), dtype=np.int64, count=tokens
+    )
+    return ids
 
 
 class TokenisedBatches:

@@ -14,7 +14,7 @@ import hashlib
 import itertools
 import os
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,13 +24,14 @@ import torch
 
 from evaluation.engine import bootstrap
 from evaluation.engine.backends import Backend, TextSet
-from evaluation.engine.classification import evaluate_pair_set
+from evaluation.engine.classification import ClassifierOutput, evaluate_pair_set
 from evaluation.engine.corpus import SOURCE_LANGUAGE, Corpus, LanguageTexts
 from evaluation.engine.diagnostics import multi_reference_per_query
 from evaluation.engine.lexical import BM25Index
 from evaluation.engine.metrics import per_query_retrieval
 from evaluation.engine.pairs import (
     SPLITS,
+    PairSet,
     PairSetStore,
     build_pair_set,
     stored_array,
@@ -50,6 +51,8 @@ from evaluation.engine.task_details import (
 from evaluation.engine.text_lengths import text_lengths
 
 TOP_K = 10
+# The most T4 classifiers fitted at once (each holds its language's pair features in float64).
+CLASSIFIER_THREADS = 4
 SetKey = tuple[str, str, str]  # (language, field, role)
 
 
@@ -81,6 +84,8 @@ class Context:
     step: int = 0
     rank_files: list[dict[str, Any]] = field(default_factory=list)
     length_cache: dict[str, np.ndarray] = field(default_factory=dict)
+    # Per task, the classifier fits submitted ahead of their units (PairClassification), by language.
+    fitted_ahead: dict[str, dict[str, Future[Any]]] = field(default_factory=dict)
 
     def advance(self, detail: str, within: float = 1.0) -> None:
         self.report("SCORING", min(1.0, (self.step + within) / max(1, self.total_steps)), detail)
@@ -94,10 +99,15 @@ class Context:
         return self.sets[(language, field_name, role)]
 
     def lengths(self, text_set: TextSet) -> np.ndarray:
-        """The texts' lengths in the model's tokens (characters for lexical baselines), once per text set."""
-        if text_set.key not in self.length_cache:
-            self.length_cache[text_set.key] = text_lengths(self.backend, text_set.texts)
-        return self.length_cache[text_set.key]
+        """The texts' lengths in the model's tokens (characters for lexical baselines).
+
+        Counted once per language and field: the roles a field is encoded in (query, document, reverse
+        query) share its texts, and the counts are of the texts without any role's prompt.
+        """
+        key = f"{text_set.language}/{text_set.field}"
+        if key not in self.length_cache:
+            self.length_cache[key] = text_lengths(self.backend, text_set.texts)
+        return self.length_cache[key]
 
 
 def text_set(language: LanguageTexts, field_name: str, role: str) -> tuple[SetKey, TextSet]:
@@ -309,6 +319,42 @@ class PairClassification(UnitMethod):
 
     def score(self, spec: TaskSpec, context: Context, source: str, target: str | None) -> Unit:
         context.advance(f"task {spec.id}: {source} ({context.step + 1} of {context.total_steps})", 0.0)
+        pairs, output = self._fitted_ahead(spec, context).pop(source).result()
+        unit = Unit(spec.id, source, None, values=dict(output.metrics), boot=dict(output.boot))
+        unit.info["reliability"] = {
+            **output.reliability,
+            "calibrator": output.chosen,
+            "dev_cv_ece": output.dev_cv_ece,
+            "temperature": output.temperature,
+            "n_test_pairs": int(pairs.split_mask("test").sum()),
+        }
+        unit.info["pair_set"] = {
+            "digest": pairs.digest(),
+            "pairs": {split: int(pairs.split_mask(split).sum()) for split in SPLITS},
+        }
+        return unit
+
+    def _fitted_ahead(self, spec: TaskSpec, context: Context) -> dict[str, Future[tuple[PairSet, ClassifierOutput]]]:
+        """Every language's classifier of the task, submitted at its first unit to a few threads.
+
+        Each language's fit is independent of the others and deterministic, so the figures are those
+        of fitting one language after another. numpy's and scipy's products and solves release
+        Python's lock, so on a many-core GPU machine the languages' fits overlap; each holds its pair
+        features in float64 (about 0.9 GB a language at 50,000 items), which bounds the threads.
+        """
+        if spec.id not in context.fitted_ahead:
+            sources = [source for source, _ in self.unit_keys(spec, context.corpus)]
+            workers = max(1, min(len(sources), CLASSIFIER_THREADS, (os.cpu_count() or 1) // 4))
+            pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=f"{spec.id}-classifiers")
+            context.fitted_ahead[spec.id] = {
+                source: pool.submit(self._fit_language, spec, context, source) for source in sources
+            }
+            # The pool's threads end once the submitted fits are done; nothing more is submitted.
+            pool.shutdown(wait=False)
+        return context.fitted_ahead[spec.id]
+
+    @staticmethod
+    def _fit_language(spec: TaskSpec, context: Context, source: str) -> tuple[PairSet, ClassifierOutput]:
         language = context.corpus.languages[source]
         pairs = build_pair_set(
             source,
@@ -323,20 +369,7 @@ class PairClassification(UnitMethod):
             pairs.persona_rows,
             pairs.instruction_rows,
         )
-        output = evaluate_pair_set(features, pairs, seed=context.seed, n_resamples=context.n_resamples)
-        unit = Unit(spec.id, source, None, values=dict(output.metrics), boot=dict(output.boot))
-        unit.info["reliability"] = {
-            **output.reliability,
-            "calibrator": output.chosen,
-            "dev_cv_ece": output.dev_cv_ece,
-            "temperature": output.temperature,
-            "n_test_pairs": int(pairs.split_mask("test").sum()),
-        }
-        unit.info["pair_set"] = {
-            "digest": pairs.digest(),
-            "pairs": {split: int(pairs.split_mask(split).sum()) for split in SPLITS},
-        }
-        return unit
+        return pairs, evaluate_pair_set(features, pairs, seed=context.seed, n_resamples=context.n_resamples)
 
     def details(self, spec: TaskSpec, context: Context, units: list[Unit]) -> ClassificationDetails:
         features = (

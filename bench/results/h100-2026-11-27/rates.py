@@ -1,15 +1,17 @@
-"""Encoding rates read off the progress lines of the H100 logs in this folder (no run finished in the lease).
+"""Encoding rates read off the progress lines of a GPU session's logs (no full-scale run finished in a lease).
 
 Each log prints the floor's rate, then one line per language as the engine encodes; the engine's rate
 is the texts between the first and the last of those lines over the seconds between them.
 
-    python3 bench/results/h100-2026-11-27/rates.py
+    python3 bench/results/h100-2026-11-27/rates.py                               # this folder
+    python3 bench/results/h100-2026-11-27/rates.py bench/results/h200-2026-11-27  # another session's
 """
 
 import re
+import sys
 from pathlib import Path
 
-HERE = Path(__file__).parent
+HERE = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parent
 
 
 def rates(log: Path) -> tuple[int, float, float, float]:

@@ -1,0 +1,54 @@
+"""T4's classifiers of all languages are fitted in a few threads at once, with the figures of one at a time.
+
+On a many-core machine the runner submits each language's fit at the task's first unit (the fits are
+independent and deterministic); the figures, intervals and details must be exactly those of fitting
+one language at a time, which is what a two-core machine does.
+"""
+
+import threading
+from dataclasses import asdict
+
+import numpy as np
+import pytest
+
+from evaluation.engine import units
+from evaluation.engine.backends import load_backend
+from evaluation.engine.corpus import build_corpus
+from evaluation.engine.runner import evaluate
+from tests.fakes.models import build_tiny_model
+from tests.validation import validation_triples
+
+
+@pytest.fixture
+def corpus():
+    rows = validation_triples(languages=("Hindi", "Tamil", "Bengali"), limit=60)
+    return build_corpus(rows, requested_languages=None, name="validation", version="v1", content_hash="v1hash")
+
+
+def t4_run(corpus, folder, tmp_path):
+    loaded = load_backend(str(folder), cache_root=tmp_path / "cache", device="cpu")
+    return evaluate(corpus, loaded.backend, tasks=["t4"], seed=1, n_resamples=50)
+
+
+def test_threads_give_the_figures_of_one_language_after_another(corpus, tmp_path, monkeypatch):
+    tiny = build_tiny_model(tmp_path / "tiny", list(corpus.languages["hin"].personas[:20]))
+    monkeypatch.setattr(units.os, "cpu_count", lambda: 1)
+    one_at_a_time = t4_run(corpus, tiny, tmp_path)
+    threads: list[str] = []
+    fit = units.PairClassification._fit_language
+
+    def recording_fit(spec, context, source):
+        threads.append(threading.current_thread().name)
+        return fit(spec, context, source)
+
+    monkeypatch.setattr(units.os, "cpu_count", lambda: 16)
+    monkeypatch.setattr(units.PairClassification, "_fit_language", staticmethod(recording_fit))
+    at_once = t4_run(corpus, tiny, tmp_path)
+
+    # Three languages, submitted at once to three threads of the task's own pool.
+    assert len(threads) == 3 and len(set(threads)) > 1, threads
+    assert all(name.startswith("t4-classifiers") for name in threads), threads
+    assert [asdict(row) for row in at_once.scores] == [asdict(row) for row in one_at_a_time.scores]
+    assert at_once.details.to_dict()["t4"] == one_at_a_time.details.to_dict()["t4"]
+    for row in at_once.scores:
+        assert np.isfinite(row.value)
