@@ -12,7 +12,7 @@
                                        ids of its 20 hard negatives, best first]; absent when a language has
                                        fewer than 21 items (T5 does not run there).
 
-T5's candidates are the engine's own: units.hard_negative_rows with the seed every run of the site uses
+T5's candidates are the engine's own: hard_negatives.hard_negative_rows with the seed every run of the site uses
 (DEFAULT_SEED) and the version's content hash, over each language's instructions in item-id order (as
 the engine's corpus holds them), read from the site's pair-set store under the engine's key when a run
 has mined them already, else mined and stored there (the same BM25 mining, deterministic, ties ordered
@@ -66,8 +66,8 @@ def t5_candidates(dataset: Dataset) -> dict[str, dict[str, list[int]]]:
         texts.append(instruction)
     # Imported here: the engine's units bring torch and bm25s, which the web process loads only when
     # a version's files are exported (tests/foundation/test_it_starts_the_site_without_the_model_libraries).
+    from evaluation.engine.hard_negatives import HARD_NEGATIVES, hard_negative_rows
     from evaluation.engine.pairs import PairSetStore
-    from evaluation.engine.units import HARD_NEGATIVES, hard_negative_rows
 
     store = PairSetStore(pair_set_store())
     candidates: dict[str, dict[str, list[int]]] = {}

@@ -21,7 +21,7 @@ one relevant document is the item of the same id. In full-pool retrieval it is r
 document of the language. T5 is mteb's reranking (AbsTaskRetrieval with `top_ranked`, type
 "Reranking"): each persona's candidates are its gold instruction and the 20 hard negatives the engine
 ranks it among, read from the export's `t5_candidates.json`, which holds the engine's mined pools
-(units.hard_negative_rows with the site's seed and the version's content hash).
+(hard_negatives.hard_negative_rows with the site's seed and the version's content hash).
 
 Where mteb and the engine define a figure alike (Recall@1/5/10 and MRR@10, one relevant document a
 query, over the full pool or over T5's candidates) their figures agree within 1e-6 for the same

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from evaluation.engine.hard_negatives import HARD_NEGATIVES, mine_hard_negatives
 from evaluation.engine.registry import TASKS
-from evaluation.engine.units import HARD_NEGATIVES, mine_hard_negatives
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 HARD_NEGATIVE_TASKS = [spec for spec in TASKS.values() if spec.method == "hard_negatives"]

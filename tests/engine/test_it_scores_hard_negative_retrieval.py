@@ -10,10 +10,10 @@ import pytest
 
 from evaluation.engine.backends import LexicalBackend
 from evaluation.engine.corpus import build_corpus
+from evaluation.engine.hard_negatives import HARD_NEGATIVES, mine_hard_negatives
 from evaluation.engine.lexical import tokenize
 from evaluation.engine.registry import TASKS
 from evaluation.engine.runner import evaluate
-from evaluation.engine.units import HARD_NEGATIVES, mine_hard_negatives
 from tests.data import REPO_ROOT, SHARED_DATA
 from tests.engine.golden_outputs import demo_triples
 from tests.validation import validation_triples
