@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One lease of a GPU machine, in one call: the `gpu` tests, then the full-scale bench of
 # all-MiniLM-L6-v2 (50,000 items × 12 languages + English) and of a random 24-layer, 1024-wide encoder,
-# then the forward-pass variants of bench/gpu_variants.py (attention implementations, budgets, compile).
+# then the forward-pass variants of bench/gpu_variants.py (attention implementations, budgets, widths
+# rounded up, CUDA graphs); STEPS also offers "encode" (full_scale --encode-only) and "scoring" (scoring_scale).
 #
 # Prepare here with `.venv/bin/python bench/gpu_pack.py`, then run through the device tool with
 # carry [".gpu"] and `bash bench/gpu_session.sh`. Everything lands in $OUT (logs and --json files).
@@ -18,7 +19,7 @@ export PYTHONPATH="$SITE:$PWD"
 TESTS_S=${TESTS_S:-150} MINILM_S=${MINILM_S:-220} RANDOM_S=${RANDOM_S:-70} VARIANTS_S=${VARIANTS_S:-60}
 RANDOM_ITEMS=${RANDOM_ITEMS:-3000} MINILM_ITEMS=${MINILM_ITEMS:-50000}
 ENCODE_S=${ENCODE_S:-80} ENCODE_ITEMS=${ENCODE_ITEMS:-20000} SCORING_S=${SCORING_S:-140} SCORING_ITEMS=${SCORING_ITEMS:-50000}
-VARIANT_FLAGS=${VARIANT_FLAGS:---compile}
+VARIANT_FLAGS=${VARIANT_FLAGS:---graphs}
 # The steps to run (a second, shorter call may run only some of them).
 STEPS=${STEPS:-"tests minilm variants random"}
 step() { [[ " $STEPS " == *" $1 "* ]]; }

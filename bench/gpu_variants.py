@@ -1,10 +1,14 @@
 """Where a GPU's encoding time goes: variants of the plain forward pass timed on one set of batches.
 
 The padded floor of bench/full_scale.py (pre-tokenised, length-sorted batches of `--tokens` tokens,
-half precision) is timed as it is, then with each attention implementation transformers offers for
-the model, with other token budgets and, last, under `torch.compile`; the share of padded positions
-(the most that attention without padding can save) and a profile of the floor's kernels are printed.
-It answers, in one short call on a lent GPU, which of these is worth building into the engine.
+half precision) is timed as it is (on a second pass), with the host's time to issue it and a profile
+of its kernels, then with each attention implementation transformers offers for the model, with
+other token budgets, with widths rounded up to a multiple of 32 (fewer shapes to build: its first
+and second passes, and the embeddings' agreement), with CUDA graphs per shape (`--graphs`) and, last,
+under `torch.compile` (`--compile`); the share of padded positions (the most that attention without
+padding can save) is printed. It answers, in one short call on a lent GPU, which of these is worth
+building into the engine (bench/results/h200-2026-11-27: the forward pass of all-MiniLM-L6-v2 is
+bound by the host, and a shape's first pass is 7 times slower than its second).
 
     python3 bench/gpu_variants.py --items 3000 --languages 4 --json OUT.json
 """
@@ -28,20 +32,52 @@ from evaluation.engine.runner import unique_texts  # noqa: E402
 from tests.fakes.models import minilm_path  # noqa: E402
 
 
-def rate(model, batches: list[dict[str, torch.Tensor]], device: str, texts: int) -> float:
-    """Texts per second of the model over the batches, after one untimed pass over all of them.
+def passes(model, batches: list[dict[str, torch.Tensor]], device: str, texts: int) -> tuple[float, float]:
+    """Texts per second of a first pass over the batches and of a second pass over the same batches.
 
-    The untimed pass builds every batch shape's kernels and plans (see full_scale.floor_rate).
+    The first pass builds every new batch shape's kernels and plans (cuDNN's attention builds one per
+    shape; see full_scale.floor_rate), so the two differ by what a shape costs the first time.
     """
+    seconds = []
     with torch.inference_mode():
-        for batch in batches:
-            model(batch)
-        synchronise(device)
-        started = time.perf_counter()
-        for batch in batches:
-            model(batch)["sentence_embedding"]
-        synchronise(device)
-    return texts / (time.perf_counter() - started)
+        for _ in range(2):
+            synchronise(device)
+            started = time.perf_counter()
+            for batch in batches:
+                model(batch)["sentence_embedding"]
+            synchronise(device)
+            seconds.append(time.perf_counter() - started)
+    return texts / seconds[0], texts / seconds[1]
+
+
+def rate(model, batches: list[dict[str, torch.Tensor]], device: str, texts: int) -> float:
+    """Texts per second of the model over the batches on a second pass (the first one builds the shapes)."""
+    return passes(model, batches, device, texts)[1]
+
+
+def bucketed(batches: list[dict[str, torch.Tensor]], multiple: int) -> list[dict[str, torch.Tensor]]:
+    """The batches with each one's width padded up to a multiple of `multiple` (masked positions).
+
+    Fewer distinct widths mean fewer shapes to build kernels, plans or CUDA graphs for; the padded
+    positions are masked, so the embeddings are those of the batches as they were, to rounding.
+    """
+    padded = []
+    for batch in batches:
+        width = int(batch["attention_mask"].shape[1])
+        extra = -(-width // multiple) * multiple - width
+        padded.append({key: torch.nn.functional.pad(value, (0, extra)) for key, value in batch.items()})
+    return padded
+
+
+def min_cosine(model, left: list[dict[str, torch.Tensor]], right: list[dict[str, torch.Tensor]], count: int) -> float:
+    """The smallest cosine between the embeddings of the first `count` batches computed two ways."""
+    lowest = 1.0
+    with torch.inference_mode():
+        for one, other in zip(left[:count], right[:count], strict=True):
+            a = torch.nn.functional.normalize(model(one)["sentence_embedding"].float(), dim=1)
+            b = torch.nn.functional.normalize(model(other)["sentence_embedding"].float(), dim=1)
+            lowest = min(lowest, float((a * b).sum(dim=1).min()))
+    return lowest
 
 
 def set_attention(auto_model, implementation: str) -> bool:
@@ -64,6 +100,9 @@ def main() -> None:
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--tokens", type=int, default=65_536)
     parser.add_argument("--compile", action="store_true", help="also time the model under torch.compile")
+    parser.add_argument(
+        "--graphs", action="store_true", help="also time CUDA graphs per shape (torch.compile, reduce-overhead)"
+    )
     parser.add_argument("--json", type=Path, default=None)
     arguments = parser.parse_args()
 
@@ -128,6 +167,34 @@ def main() -> None:
         report["rates"][f"tokens={tokens}"] = rate(model, other, arguments.device, len(texts))
         print(f"tokens={tokens}: {report['rates'][f'tokens={tokens}']:.0f} texts/s", flush=True)
         del other
+    for multiple in (32,):
+        # Fresh shapes: this variant's first pass builds them, as the engine's first batches do.
+        wider = bucketed(batches, multiple)
+        first, second = passes(model, wider, arguments.device, len(texts))
+        report["rates"][f"widths×{multiple}"] = second
+        report[f"widths×{multiple}"] = {
+            "first_pass": first,
+            "second_pass": second,
+            "shapes": len({tuple(batch["input_ids"].shape) for batch in wider}),
+            "shapes_before": len({tuple(batch["input_ids"].shape) for batch in batches}),
+            "min_cosine": min_cosine(model, batches, wider, 8),
+        }
+        print(f"widths rounded up to ×{multiple}: {report[f'widths×{multiple}']}", flush=True)
+        if arguments.graphs:
+            # CUDA graphs per shape (torch.compile's reduce-overhead mode): the host issues one graph per
+            # batch instead of every kernel, which is what a host-bound forward pass waits on.
+            model[0].auto_model = torch.compile(auto_model, mode="reduce-overhead", dynamic=False)
+            started = time.perf_counter()
+            first, second = passes(model, wider, arguments.device, len(texts))
+            report["rates"][f"graphs, widths×{multiple}"] = second
+            report[f"graphs, widths×{multiple}"] = {
+                "first_pass_with_compilation": first,
+                "second_pass": second,
+                "seconds": time.perf_counter() - started,
+            }
+            print(f"CUDA graphs, widths ×{multiple}: {report[f'graphs, widths×{multiple}']}", flush=True)
+            model[0].auto_model = auto_model
+        del wider
     for label, value in report["rates"].items():
         print(f"{label:>28}: {value:9.0f} texts/s  ({value / report['rates']['floor']:.2f}× the floor)", flush=True)
     if arguments.json:
