@@ -211,18 +211,15 @@ def padding_share(batches: list[dict[str, torch.Tensor]]) -> float:
     return 1.0 - real / max(1, padded)
 
 
-def floor_rate(encoder, texts: list[str], token_budget: int) -> dict:
-    """Texts per second of the plain forward pass on pre-tokenised, length-sorted batches (no tokenising).
+def timed_passes(model, batches: list[dict[str, torch.Tensor]], device: str, texts: int) -> tuple[float, float]:
+    """Texts per second of a first pass over the batches and of a second pass over the same batches.
 
-    Timed on a second pass over the batches: on a GPU the first pass over a batch shape builds that
-    shape's kernels and plans (cuDNN's attention builds one per shape), which on an H200 made the
-    first pass 7 times slower than the second (bench/results/h200-2026-11-27). The first pass's rate
-    is reported too (`cold_texts_per_second`).
+    On a GPU the first pass over a batch shape builds that shape's kernels and plans (cuDNN's
+    attention builds one per shape), which on an H200 made the first pass 7 times slower than the
+    second (bench/results/h200-2026-11-27).
     """
-    model, device = encoder.model, encoder.device
-    batches = floor_batches(encoder, texts, token_budget)
+    seconds = []
     model.eval()
-    passes = []
     with torch.inference_mode():
         for _ in range(2):
             synchronise(device)
@@ -230,12 +227,23 @@ def floor_rate(encoder, texts: list[str], token_budget: int) -> dict:
             for batch in batches:
                 model(batch)["sentence_embedding"]
             synchronise(device)
-            passes.append(time.perf_counter() - started)
+            seconds.append(time.perf_counter() - started)
+    return texts / seconds[0], texts / seconds[1]
+
+
+def floor_rate(encoder, texts: list[str], token_budget: int) -> dict:
+    """Texts per second of the plain forward pass on pre-tokenised, length-sorted batches (no tokenising).
+
+    Timed on a second pass over the batches (see timed_passes); the first pass's rate is reported too
+    (`cold_texts_per_second`).
+    """
+    batches = floor_batches(encoder, texts, token_budget)
+    cold, warm = timed_passes(encoder.model, batches, encoder.device, len(texts))
     return {
         "texts": len(texts),
-        "seconds": passes[1],
-        "texts_per_second": len(texts) / passes[1],
-        "cold_texts_per_second": len(texts) / passes[0],
+        "seconds": len(texts) / warm,
+        "texts_per_second": warm,
+        "cold_texts_per_second": cold,
         "tokens": token_budget,
         "padding_share": padding_share(batches),
     }

@@ -26,33 +26,21 @@ sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
 
-from bench.full_scale import floor_batches, padding_share, synchronise, synthetic_corpus  # noqa: E402
+from bench.full_scale import (  # noqa: E402
+    floor_batches,
+    padding_share,
+    synchronise,
+    synthetic_corpus,
+    timed_passes,
+)
 from evaluation.engine.encoders import SentenceTransformerEncoder, resolve_model  # noqa: E402
 from evaluation.engine.runner import unique_texts  # noqa: E402
 from tests.fakes.models import minilm_path  # noqa: E402
 
 
-def passes(model, batches: list[dict[str, torch.Tensor]], device: str, texts: int) -> tuple[float, float]:
-    """Texts per second of a first pass over the batches and of a second pass over the same batches.
-
-    The first pass builds every new batch shape's kernels and plans (cuDNN's attention builds one per
-    shape; see full_scale.floor_rate), so the two differ by what a shape costs the first time.
-    """
-    seconds = []
-    with torch.inference_mode():
-        for _ in range(2):
-            synchronise(device)
-            started = time.perf_counter()
-            for batch in batches:
-                model(batch)["sentence_embedding"]
-            synchronise(device)
-            seconds.append(time.perf_counter() - started)
-    return texts / seconds[0], texts / seconds[1]
-
-
 def rate(model, batches: list[dict[str, torch.Tensor]], device: str, texts: int) -> float:
     """Texts per second of the model over the batches on a second pass (the first one builds the shapes)."""
-    return passes(model, batches, device, texts)[1]
+    return timed_passes(model, batches, device, texts)[1]
 
 
 def bucketed(batches: list[dict[str, torch.Tensor]], multiple: int) -> list[dict[str, torch.Tensor]]:
@@ -170,7 +158,7 @@ def main() -> None:
     for multiple in (32,):
         # Fresh shapes: this variant's first pass builds them, as the engine's first batches do.
         wider = bucketed(batches, multiple)
-        first, second = passes(model, wider, arguments.device, len(texts))
+        first, second = timed_passes(model, wider, arguments.device, len(texts))
         report["rates"][f"widths×{multiple}"] = second
         report[f"widths×{multiple}"] = {
             "first_pass": first,
@@ -185,7 +173,7 @@ def main() -> None:
             # batch instead of every kernel, which is what a host-bound forward pass waits on.
             model[0].auto_model = torch.compile(auto_model, mode="reduce-overhead", dynamic=False)
             started = time.perf_counter()
-            first, second = passes(model, wider, arguments.device, len(texts))
+            first, second = timed_passes(model, wider, arguments.device, len(texts))
             report["rates"][f"graphs, widths×{multiple}"] = second
             report[f"graphs, widths×{multiple}"] = {
                 "first_pass_with_compilation": first,
