@@ -85,7 +85,18 @@ class Context:
     fitted_ahead: dict[str, dict[str, Future[Any]]] = field(default_factory=dict)
 
     def advance(self, detail: str, within: float = 1.0) -> None:
-        self.report("SCORING", min(1.0, (self.step + within) / max(1, self.total_steps)), detail)
+        try:
+            self.report("SCORING", min(1.0, (self.step + within) / max(1, self.total_steps)), detail)
+        except BaseException:
+            # A run stopped between steps (cancelled, timed out) leaves no fit behind it to run on.
+            self.cancel_work_ahead()
+            raise
+
+    def cancel_work_ahead(self) -> None:
+        """Cancel every classifier fit submitted ahead that has not started (those running finish)."""
+        for futures in self.fitted_ahead.values():
+            for future in futures.values():
+                future.cancel()
 
     def save_ranks(self, name: str, arrays: dict[str, np.ndarray], task: str, source: str, target: str | None) -> None:
         if self.artefact_sink is not None:
@@ -316,7 +327,11 @@ class PairClassification(UnitMethod):
 
     def score(self, spec: TaskSpec, context: Context, source: str, target: str | None) -> Unit:
         context.advance(f"task {spec.id}: {source} ({context.step + 1} of {context.total_steps})", 0.0)
-        pairs, output = self._fitted_ahead(spec, context).pop(source).result()
+        try:
+            pairs, output = self._fitted_ahead(spec, context).pop(source).result()
+        except BaseException:
+            context.cancel_work_ahead()
+            raise
         unit = Unit(spec.id, source, None, values=dict(output.metrics), boot=dict(output.boot))
         unit.info["reliability"] = {
             **output.reliability,

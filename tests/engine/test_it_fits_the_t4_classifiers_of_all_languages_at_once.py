@@ -6,6 +6,7 @@ one language at a time, which is what a two-core machine does.
 """
 
 import threading
+import time
 from dataclasses import asdict
 
 import numpy as np
@@ -14,6 +15,7 @@ import pytest
 from evaluation.engine import units
 from evaluation.engine.backends import load_backend
 from evaluation.engine.corpus import build_corpus
+from evaluation.engine.errors import RunCancelled
 from evaluation.engine.runner import evaluate
 from tests.fakes.models import build_tiny_model
 from tests.validation import validation_triples
@@ -52,3 +54,31 @@ def test_threads_give_the_figures_of_one_language_after_another(corpus, tmp_path
     assert at_once.details.to_dict()["t4"] == one_at_a_time.details.to_dict()["t4"]
     for row in at_once.scores:
         assert np.isfinite(row.value)
+
+
+def test_a_run_stopped_during_t4_leaves_no_fit_to_run_after_it(corpus, tmp_path, monkeypatch):
+    tiny = build_tiny_model(tmp_path / "tiny", list(corpus.languages["hin"].personas[:20]))
+    monkeypatch.setattr(units.os, "cpu_count", lambda: 1)  # one thread: the fits run one after another
+    fitted: list[str] = []
+    fit = units.PairClassification._fit_language
+
+    def recording_fit(spec, context, source):
+        fitted.append(source)
+        return fit(spec, context, source)
+
+    monkeypatch.setattr(units.PairClassification, "_fit_language", staticmethod(recording_fit))
+
+    def stop_at_the_second_language(stage, fraction, detail):
+        if detail.startswith("task t4:") and "(2 of" in detail:
+            raise RunCancelled("stopped by its submitter")
+
+    loaded = load_backend(str(tiny), cache_root=tmp_path / "cache", device="cpu")
+    with pytest.raises(RunCancelled):
+        evaluate(corpus, loaded.backend, tasks=["t4"], seed=1, n_resamples=50, progress=stop_at_the_second_language)
+    # Once the task's threads have ended: the first language was scored and the second may have
+    # started before the stop, but the third was never fitted.
+    deadline = time.monotonic() + 120
+    while any(thread.name.startswith("t4-classifiers") for thread in threading.enumerate()):
+        assert time.monotonic() < deadline, "the classifier threads did not end"
+        time.sleep(0.05)
+    assert 1 <= len(fitted) <= 2, fitted
