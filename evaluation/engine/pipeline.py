@@ -167,6 +167,11 @@ def private_copy(backend: Any, purpose: str) -> Any:
         return copies[purpose]
 
 
+def batch_call(tokenizer: Any) -> Any:
+    """A Rust tokenizer's batch call that skips character offsets (which the engine never reads), where it has one."""
+    return getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)
+
+
 class DirectTokeniser:
     """A model's fast tokenizer called directly: the tensors `preprocess` gives, without its per-token Python.
 
@@ -200,8 +205,7 @@ class DirectTokeniser:
         self.pad_type_id = pad_type_id
         self.type_id = type_id
         self.left_padded = left_padded
-        # The batch call that skips character offsets (which nothing here needs), where there is one.
-        self._encode_batch = getattr(backend, "encode_batch_fast", backend.encode_batch)
+        self._batch_call = batch_call(backend)
 
     @classmethod
     def for_model(cls, model: SentenceModel, sample: list[str]) -> DirectTokeniser | None:
@@ -245,7 +249,7 @@ class DirectTokeniser:
         return None
 
     def __call__(self, texts: list[str]) -> dict[str, Any]:
-        encodings = self._encode_batch(texts, add_special_tokens=True)
+        encodings = self._batch_call(texts, add_special_tokens=True)
         lengths = np.fromiter((len(encoding) for encoding in encodings), dtype=np.int64, count=len(encodings))
         width = int(lengths.max()) if len(lengths) else 0
         positions = np.arange(width)

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from evaluation.engine.pipeline import private_copy
+from evaluation.engine.pipeline import batch_call, private_copy
 
 # Texts tokenised per call: bounds the tokenizer's memory at full scale.
 BATCH = 4096
@@ -30,11 +30,6 @@ def _counted_by_the_tokenizer(tokenizer: Any, texts: list[str]) -> list[int]:
     return [len(ids) for ids in tokenizer(texts, add_special_tokens=False)["input_ids"]]
 
 
-def _encode_batch(tokenizer: Any) -> Any:
-    """The tokenizer's batch call that skips character offsets (which no count needs), where it has one."""
-    return getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)
-
-
 def _direct_counter(tokenizer: Any, sample: list[str]) -> Any | None:
     """A private Rust tokenizer that counts exactly as `tokenizer` does on `sample`, or None."""
     backend = getattr(tokenizer, "backend_tokenizer", None)
@@ -44,7 +39,7 @@ def _direct_counter(tokenizer: Any, sample: list[str]) -> Any | None:
         own = private_copy(backend, "counting")
         own.no_truncation()
         own.no_padding()
-        direct = [len(encoding) for encoding in _encode_batch(own)(sample, add_special_tokens=False)]
+        direct = [len(encoding) for encoding in batch_call(own)(sample, add_special_tokens=False)]
     except Exception:
         # A tokenizer that cannot be copied or called this way is counted through its own call.
         return None
@@ -62,7 +57,7 @@ def text_lengths(backend: object, texts: tuple[str, ...] | list[str]) -> np.ndar
     for start in range(0, len(texts), BATCH):
         call = texts[start : start + BATCH]
         if counter is not None:
-            counts.extend(len(encoding) for encoding in _encode_batch(counter)(call, add_special_tokens=False))
+            counts.extend(len(encoding) for encoding in batch_call(counter)(call, add_special_tokens=False))
         else:
             counts.extend(_counted_by_the_tokenizer(tokenizer, call))
     return np.asarray(counts, dtype=np.int32)
