@@ -2,7 +2,8 @@
 # One lease of a GPU machine, in one call: the `gpu` tests, then the full-scale bench of
 # all-MiniLM-L6-v2 (50,000 items × 12 languages + English) and of a random 24-layer, 1024-wide encoder,
 # then the forward-pass variants of bench/gpu_variants.py (attention implementations, budgets, widths
-# rounded up, CUDA graphs); STEPS also offers "encode" (full_scale --encode-only) and "scoring" (scoring_scale).
+# rounded up, CUDA graphs); STEPS also offers "encode" (full_scale --encode-only), "encodes" (encoding
+# only under three settings of the tokenizer and budget) and "scoring" (scoring_scale).
 #
 # Prepare here with `.venv/bin/python bench/gpu_pack.py`, then run through the device tool with
 # carry [".gpu"] and `bash bench/gpu_session.sh`. Everything lands in $OUT (logs and --json files).
@@ -20,6 +21,7 @@ TESTS_S=${TESTS_S:-150} MINILM_S=${MINILM_S:-220} RANDOM_S=${RANDOM_S:-70} VARIA
 RANDOM_ITEMS=${RANDOM_ITEMS:-3000} MINILM_ITEMS=${MINILM_ITEMS:-50000}
 ENCODE_S=${ENCODE_S:-80} ENCODE_ITEMS=${ENCODE_ITEMS:-20000} SCORING_S=${SCORING_S:-140} SCORING_ITEMS=${SCORING_ITEMS:-50000}
 VARIANT_FLAGS=${VARIANT_FLAGS:---graphs}
+ENCODES_S=${ENCODES_S:-60} ENCODES_ITEMS=${ENCODES_ITEMS:-10000} TEST_FILES=${TEST_FILES:-tests/gpu}
 # The steps to run (a second, shorter call may run only some of them).
 STEPS=${STEPS:-"tests minilm variants random"}
 step() { [[ " $STEPS " == *" $1 "* ]]; }
@@ -33,7 +35,7 @@ step() { [[ " $STEPS " == *" $1 "* ]]; }
 CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -oiE "h100|h200|a100|l4|l40s" | tr 'A-Z' 'a-z')
 CARD=${CARD:-gpu}
 
-step tests && echo "== gpu tests" && timeout "$TESTS_S" python3 -m pytest --noconftest -p no:cacheprovider -m gpu tests/gpu -q -rA -s \
+step tests && echo "== gpu tests" && timeout "$TESTS_S" python3 -m pytest --noconftest -p no:cacheprovider -m gpu $TEST_FILES -q -rA -s \
   -W ignore::pytest.PytestConfigWarning 2>&1 | tee "$OUT/gpu-tests.log" | grep -E "passed|failed|PASSED|FAILED|ERROR|cosine|halvings|blocks|differ|moved|  t|ranks equal|Error" | head -80
 
 if step minilm; then
@@ -48,6 +50,20 @@ echo "== all-MiniLM-L6-v2, encoding only, $ENCODE_ITEMS items"
 timeout "$ENCODE_S" python3 bench/full_scale.py --items "$ENCODE_ITEMS" --languages 12 --device cuda --floor-share 0.2 \
   --encode-only --json "$OUT/encode_minilm_${CARD}.json" >"$OUT/encode.log" 2>&1
 echo "exit $?"; grep -E "^\[|ratio|corpus|floor|tokeniser|encode only|utilisation|mean|peak" "$OUT/encode.log" | tail -30
+fi
+
+if step encodes; then
+# The engine's encoding under three settings, each in its own process: a thread tokenising at the old
+# budget (the engine of h200-2026-11-27), worker processes at the old budget, worker processes at 262,144.
+for setting in "0 65536" "auto 65536" "auto 262144"; do
+  set -- $setting
+  processes=(); [[ $1 != auto ]] && processes=(--tokeniser-processes "$1")
+  name="encode_minilm_${CARD}_p$1_t$2"
+  echo "== encoding only, $ENCODES_ITEMS items, tokenizer processes $1, budget $2"
+  timeout "$ENCODES_S" python3 bench/full_scale.py --items "$ENCODES_ITEMS" --languages 12 --device cuda --floor-share 0.05 \
+    --encode-only --token-budget "$2" "${processes[@]}" --json "$OUT/$name.json" >"$OUT/$name.log" 2>&1
+  echo "exit $?"; grep -E "^floor|tokeniser alone|encode only" "$OUT/$name.log" | tail -4
+done
 fi
 
 if step scoring; then

@@ -68,6 +68,10 @@ class EncodeStats:
     token_budget: int | None = None
     # The precision the texts were encoded in (encoders.encoding_precision).
     precision: str | None = None
+    # Where the texts were tokenised ("N processes", "thread", "thread (preprocess)"; None: the
+    # model's own encode) and the multiple batch widths were rounded up to (pooled_batches.py).
+    tokeniser: str | None = None
+    width_multiple: int | None = None
 
 
 class _ChunkWriter:
@@ -264,6 +268,8 @@ class DenseBackend(Backend):
         stats.batch_halvings = self.encoder.halvings
         pipeline = self.encoder.pipeline()
         stats.token_budget = pipeline.token_budget if pipeline is not None else None
+        stats.tokeniser = (pipeline.tokenised_in or None) if pipeline is not None else None
+        stats.width_multiple = pipeline.width_multiple if pipeline is not None else None
         stats.precision = self.encoder.precision
         return stats
 

@@ -26,6 +26,8 @@ from evaluation.engine.pipeline import (
     PipelineEncoder,
     SentenceModel,
     automatic_token_budget,
+    automatic_tokeniser_processes,
+    automatic_width_multiple,
     check_finite,
     supports_pipeline,
 )
@@ -239,6 +241,10 @@ class SentenceTransformerEncoder:
     token_budget: int | None = None
     # The precision the model's weights and activations are in (encoding_precision).
     dtype: str = "float32"
+    # Tokenizer worker processes and the batch-width multiple of the pipeline; None = automatic for
+    # the device (pipeline.automatic_tokeniser_processes, automatic_width_multiple).
+    tokeniser_processes: int | None = None
+    width_multiple: int | None = None
     _pipeline: PipelineEncoder | None = field(default=None, repr=False)
 
     @classmethod
@@ -250,6 +256,8 @@ class SentenceTransformerEncoder:
         batch_size: int | None = None,
         token_budget: int | None = None,
         precision: str | None = None,
+        tokeniser_processes: int | None = None,
+        width_multiple: int | None = None,
     ) -> SentenceTransformerEncoder:
         """Load a model folder; precision None follows `encoding_precision` (a name such as "float16"
         forces one, e.g. to emulate an accelerator's precision on a CPU in tests)."""
@@ -306,6 +314,8 @@ class SentenceTransformerEncoder:
             batch_size=batch_size or automatic,
             token_budget=token_budget,
             dtype=precision,
+            tokeniser_processes=tokeniser_processes,
+            width_multiple=width_multiple,
         )
         LOADED_MODELS.add(model)
         return encoder
@@ -362,8 +372,18 @@ class SentenceTransformerEncoder:
         """The tokenise-ahead pipeline for this model, or None when only `encode` can take its input."""
         if self._pipeline is None and supports_pipeline(self.model):
             budget = self.token_budget or automatic_token_budget(self.model, self.device)
+            processes = self.tokeniser_processes
+            if processes is None:
+                processes = automatic_tokeniser_processes(self.device)
             self._pipeline = PipelineEncoder(
-                self.model, self.device, budget, self.batch_size, plan=self.batch_plan, precision=self.dtype
+                self.model,
+                self.device,
+                budget,
+                self.batch_size,
+                plan=self.batch_plan,
+                precision=self.dtype,
+                tokeniser_processes=processes,
+                width_multiple=self.width_multiple or automatic_width_multiple(self.device),
             )
         return self._pipeline
 

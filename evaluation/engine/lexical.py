@@ -10,7 +10,13 @@ the Indic blocks' combining marks, the Arabic harakat and the zero-width (non-)j
 
 from __future__ import annotations
 
+import os
 import re
+
+# bm25s runs a jax operation when it is imported, where jax is installed. On a GPU worker that would
+# start jax's CUDA backend, which takes most of the GPU's memory for itself (seen on a lent H100 whose
+# image has jax: the encoder then ran out of memory); BM25's top-k runs on the CPU anyway.
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 import bm25s
 import numpy as np

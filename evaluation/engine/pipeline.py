@@ -41,8 +41,8 @@ Two batch plans:
 from __future__ import annotations
 
 import contextlib
-import itertools
 import logging
+import os
 import queue
 import threading
 import weakref
@@ -54,6 +54,7 @@ import numpy as np
 import torch
 
 from evaluation.engine.errors import NonFiniteEmbeddingError, ReducedPrecisionOverflow, is_out_of_memory
+from evaluation.engine.tokeniser_worker import token_ids
 
 logger = logging.getLogger(__name__)
 
@@ -82,6 +83,23 @@ def automatic_token_budget(model: SentenceModel, device: str) -> int:
     if not device.startswith("cuda"):
         return CPU_TOKEN_BUDGET
     return GPU_TOKEN_BUDGET
+
+
+# Batch widths on an accelerator are rounded up to this multiple (pooled_batches.py): a handful of
+# shapes for the whole run. On a CPU the widths stay exact, so its float64 embeddings do not move.
+GPU_WIDTH_MULTIPLE = 32
+
+
+def automatic_tokeniser_processes(device: str) -> int:
+    """Tokenizer worker processes: on an accelerator, one per four cores (at most four), so the Rust
+    tokenizer's own threads keep most cores; none on a CPU, whose cores the forward pass needs."""
+    if not device.startswith("cuda"):
+        return 0
+    return min(4, max(1, (os.cpu_count() or 1) // 4))
+
+
+def automatic_width_multiple(device: str) -> int:
+    return GPU_WIDTH_MULTIPLE if device.startswith("cuda") else 1
 
 
 # Precisions in which a non-finite embedding is the model's own fault, not an overflow of ours.
@@ -167,11 +185,6 @@ def private_copy(backend: Any, purpose: str) -> Any:
         return copies[purpose]
 
 
-def batch_call(tokenizer: Any) -> Any:
-    """A Rust tokenizer's batch call that skips character offsets (which the engine never reads), where it has one."""
-    return getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)
-
-
 class DirectTokeniser:
     """A model's fast tokenizer called directly: the tensors `preprocess` gives, without its per-token Python.
 
@@ -197,6 +210,7 @@ class DirectTokeniser:
         pad_type_id: int,
         type_id: int,
         left_padded: bool,
+        max_length: int | None = None,
     ) -> None:
         self.backend = backend
         self.keys = keys
@@ -205,7 +219,8 @@ class DirectTokeniser:
         self.pad_type_id = pad_type_id
         self.type_id = type_id
         self.left_padded = left_padded
-        self._batch_call = batch_call(backend)
+        # The longest a text is cut to (its tokens, special ones included), None when it is never cut.
+        self.max_length = max_length
 
     @classmethod
     def for_model(cls, model: SentenceModel, sample: list[str]) -> DirectTokeniser | None:
@@ -215,8 +230,9 @@ class DirectTokeniser:
             return None
         try:
             own = private_copy(backend, "batches")
-            limit = int(tokenizer.model_max_length)
-            if limit < 1_000_000:
+            model_limit = int(tokenizer.model_max_length)
+            limit = model_limit if model_limit < 1_000_000 else None
+            if limit is not None:
                 own.enable_truncation(limit, strategy="longest_first", direction=tokenizer.truncation_side)
             else:
                 own.no_truncation()
@@ -237,6 +253,7 @@ class DirectTokeniser:
                 pad_type_id=int(tokenizer.pad_token_type_id),
                 type_id=types.pop(),
                 left_padded=tokenizer.padding_side == "left",
+                max_length=limit,
             )
             mine = direct(sample)
             if all(mine[key].dtype == reference[key].dtype and torch.equal(mine[key], reference[key]) for key in keys):
@@ -249,15 +266,18 @@ class DirectTokeniser:
         return None
 
     def __call__(self, texts: list[str]) -> dict[str, Any]:
-        encodings = self._batch_call(texts, add_special_tokens=True)
-        lengths = np.fromiter((len(encoding) for encoding in encodings), dtype=np.int64, count=len(encodings))
-        width = int(lengths.max()) if len(lengths) else 0
+        ids, lengths = token_ids(self.backend, texts)
+        return self.layout(ids, lengths, int(lengths.max()) if len(lengths) else 0)
+
+    def layout(self, ids: np.ndarray, lengths: np.ndarray, width: int) -> dict[str, Any]:
+        """The tensors of texts whose token ids lie end to end in `ids`, padded to `width` (≥ the longest)."""
         positions = np.arange(width)
         real = positions >= (width - lengths)[:, None] if self.left_padded else positions < lengths[:, None]
         features: dict[str, Any] = {}
         for key in self.keys:
             if key == "input_ids":
-                column = _laid_out(real, self.pad_id, encodings, int(lengths.sum()))
+                column = np.full(real.shape, self.pad_id, dtype=np.int64)
+                column[real] = ids
             elif key == "attention_mask":
                 column = real.astype(np.int64)
             else:
@@ -265,15 +285,6 @@ class DirectTokeniser:
             features[key] = torch.from_numpy(column)
         features.update(self.extras)
         return features
-
-
-def _laid_out(real: np.ndarray, pad_id: int, encodings: list[Any], tokens: int) -> np.ndarray:
-    """Every encoding's ids in its row's real positions (row by row, in order), pad_id elsewhere."""
-    ids = np.full(real.shape, pad_id, dtype=np.int64)
-    ids[real] = np.fromiter(
-        itertools.chain.from_iterable(encoding.ids for encoding in encodings), dtype=np.int64, count=tokens
-    )
-    return ids
 
 
 class TokenisedBatches:
@@ -346,25 +357,35 @@ class TokenisedBatches:
                 for batch_rows in planned:
                     selected = torch.as_tensor(batch_rows)
                     width = int(lengths[selected].max())
-                    batch = _select(features, selected, width, self.left_padded)
-                    if self.pin:
-                        batch = {
-                            key: value.pin_memory() if isinstance(value, torch.Tensor) else value
-                            for key, value in batch.items()
-                        }
-                    item = Batch(call_rows[batch_rows], batch, len(batch_rows) * width)
-                    while not self._stop.is_set():
-                        try:
-                            self._queue.put(item, timeout=0.1)
-                            break
-                        except queue.Full:
-                            continue
-                    if self._stop.is_set():
+                    batch = self._pinned(_select(features, selected, width, self.left_padded))
+                    if not self._hand_over(Batch(call_rows[batch_rows], batch, len(batch_rows) * width)):
                         return
             self._queue.put(None)
         except BaseException as error:
             # Handed to the consumer, which re-raises it in the caller's thread.
             self._queue.put(error)
+
+    @property
+    def tokenised_in(self) -> str:
+        """Where the texts were tokenised (known once the first batch is out), for the manifest."""
+        return "thread" if self.direct else "thread (preprocess)"
+
+    def _hand_over(self, item: Batch) -> bool:
+        """Queue a batch for the consumer; False once the consumer has stopped."""
+        while not self._stop.is_set():
+            try:
+                self._queue.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def _pinned(self, features: dict[str, Any]) -> dict[str, Any]:
+        if not self.pin:
+            return features
+        return {
+            key: value.pin_memory() if isinstance(value, torch.Tensor) else value for key, value in features.items()
+        }
 
     def _cut_by_tokens(self, lengths: np.ndarray) -> Iterator[np.ndarray]:
         """plan_batches, one batch at a time with the limits of that moment (they may have halved)."""
@@ -419,6 +440,16 @@ class PipelineEncoder:
     halvings: int = 0
     # The precision of the model's weights, which decides whose fault a non-finite batch is.
     precision: str = "float32"
+    # Tokenizer worker processes (0: tokenise on a thread) and the multiple batch widths are rounded up
+    # to, for the token-budgeted plan on an accelerator (pooled_batches.py).
+    tokeniser_processes: int = 0
+    width_multiple: int = 1
+    # Fewer texts than this are tokenised on the thread: starting the workers would cost more.
+    process_minimum: int = 4096
+    # Where the last call tokenised: "N processes", "thread" or "thread (preprocess)" (for the manifest).
+    tokenised_in: str = ""
+    _pool: Any = None
+    _pool_failed: bool = False
 
     def _forward(self, features: dict[str, Any]) -> torch.Tensor:
         on_device = {
@@ -465,18 +496,10 @@ class PipelineEncoder:
         """Sentence embeddings of `texts` (not normalised; float64 from a float64 model, else float32), in
         order; on_batch(rows, vectors) per batch."""
         result: np.ndarray | None = None
-        batches = TokenisedBatches(
-            self.model,
-            texts,
-            token_budget=self.token_budget,
-            max_rows=self.max_rows,
-            pin=self.device.startswith("cuda") and torch.cuda.is_available(),
-            plan=self.plan,
-            group_size=self.group_size,
-        )
+        on_cuda = self.device.startswith("cuda") and torch.cuda.is_available()
+        batches = self._batches(texts, pin=on_cuda)
         # The producer reads the limits of this encoder, so a halving reaches the batches it cuts next.
         batches.limits = lambda: (self.token_budget, self.max_rows)
-        on_cuda = self.device.startswith("cuda") and torch.cuda.is_available()
         pending: tuple[np.ndarray, torch.Tensor, object] | None = None
 
         def finish(positions: np.ndarray, host: torch.Tensor, copied: object) -> None:
@@ -509,7 +532,45 @@ class PipelineEncoder:
                     finish(batch.positions, computed, None)
             if pending is not None:
                 finish(*pending)
+        self.tokenised_in = batches.tokenised_in
         return result if result is not None else np.empty((0, 0), dtype=np.float32)
+
+    def _batches(self, texts: list[str], *, pin: bool) -> TokenisedBatches:
+        """Batches from tokenizer worker processes where this encoder has them and they can serve the
+        model's tokenizer, else from the producer thread."""
+        wanted = self.tokeniser_processes > 0 and self.plan == "tokens" and len(texts) >= self.process_minimum
+        if wanted and not self._pool_failed:
+            by_length = sorted(texts, key=len, reverse=True)
+            direct = DirectTokeniser.for_model(self.model, by_length[:64] + by_length[-64:])
+            if direct is not None:
+                from evaluation.engine.pooled_batches import ProcessTokenisedBatches, started_pool
+
+                if self._pool is None:
+                    self._pool = started_pool(direct, self.tokeniser_processes)
+                    self._pool_failed = self._pool is None
+                    if self._pool is not None:
+                        # The workers end with this encoder (release_models frees it after a run).
+                        weakref.finalize(self, self._pool.close)
+                if self._pool is not None:
+                    return ProcessTokenisedBatches(
+                        self.model,
+                        texts,
+                        direct=direct,
+                        pool=self._pool,
+                        token_budget=self.token_budget,
+                        max_rows=self.max_rows,
+                        pin=pin,
+                        width_multiple=self.width_multiple,
+                    )
+        return TokenisedBatches(
+            self.model,
+            texts,
+            token_budget=self.token_budget,
+            max_rows=self.max_rows,
+            pin=pin,
+            plan=self.plan,
+            group_size=self.group_size,
+        )
 
 
 def _halves(features: dict[str, Any], rows: int, max_rows: int, left_padded: bool = False) -> list[dict[str, Any]]:

@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from evaluation.engine.pipeline import batch_call, private_copy
+from evaluation.engine.pipeline import private_copy
+from evaluation.engine.tokeniser_worker import batch_call
 
 # Texts tokenised per call: bounds the tokenizer's memory at full scale.
 BATCH = 4096

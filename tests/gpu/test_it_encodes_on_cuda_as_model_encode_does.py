@@ -92,3 +92,20 @@ def test_it_encodes_a_t5_family_model_in_bfloat16_and_finite(texts, tmp_path):
     print(f"T5 {encoder.precision} vs float32 encode: min cosine {similarity.min():.7f}")
     # bfloat16 keeps 8 significant bits (float16: 11), so its vectors sit further from float32's.
     assert similarity.min() >= (0.999 if encoder.precision == "bfloat16" else 0.9999)
+
+
+def test_it_encodes_through_tokenizer_processes_in_few_shapes_as_model_encode_does(texts):
+    """The accelerator's default path for a language of a full-size run (tokenizer worker processes,
+    widths rounded up to a multiple of 32), forced here for the 1,800 validation texts."""
+    reference = reference_vectors(minilm_path(), texts)
+    encoder = engine_encoder(minilm_path())
+    pipeline = encoder.pipeline()
+    assert pipeline.tokeniser_processes >= 1 and pipeline.width_multiple == 32
+    pipeline.process_minimum = 1
+    vectors = encoder.encode_prefixed(texts)
+    similarity = cosines(vectors, reference)
+    print(f"MiniLM float16 through {pipeline.tokenised_in}: min cosine {similarity.min():.7f}")
+    assert pipeline.tokenised_in.endswith(("process", "processes"))
+    assert np.isfinite(vectors).all() and similarity.min() >= 0.9999
+    # Two calls through the same workers give the same vectors, bit for bit.
+    assert np.array_equal(encoder.encode_prefixed(texts), vectors)
