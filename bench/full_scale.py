@@ -278,7 +278,7 @@ def encoding_settings(encoder) -> dict:
         "precision": encoder.precision,
         "pipeline": pipeline is not None,
         "tokenised_in": pipeline.tokenised_in if pipeline else None,
-        "width_multiple": pipeline.width_multiple if pipeline else None,
+        "width_multiple": pipeline.widths_rounded_to if pipeline else None,
     }
 
 

@@ -269,7 +269,7 @@ class DenseBackend(Backend):
         pipeline = self.encoder.pipeline()
         stats.token_budget = pipeline.token_budget if pipeline is not None else None
         stats.tokeniser = (pipeline.tokenised_in or None) if pipeline is not None else None
-        stats.width_multiple = pipeline.width_multiple if pipeline is not None else None
+        stats.width_multiple = pipeline.widths_rounded_to if pipeline is not None else None
         stats.precision = self.encoder.precision
         return stats
 

@@ -290,6 +290,9 @@ class DirectTokeniser:
 class TokenisedBatches:
     """A producer thread turning texts into padded, pinned, token-budgeted batches, a few ahead."""
 
+    # Each batch is as wide as its longest row (pooled_batches.py rounds widths up).
+    width_multiple = 1
+
     def __init__(
         self,
         model: SentenceModel,
@@ -446,8 +449,10 @@ class PipelineEncoder:
     width_multiple: int = 1
     # Fewer texts than this are tokenised on the thread: starting the workers would cost more.
     process_minimum: int = 4096
-    # Where the last call tokenised: "N processes", "thread" or "thread (preprocess)" (for the manifest).
+    # Where the last call tokenised ("N processes", "thread" or "thread (preprocess)") and the multiple
+    # its batch widths were rounded up to (1: exact widths), for the manifest.
     tokenised_in: str = ""
+    widths_rounded_to: int = 1
     _pool: Any = None
     _pool_failed: bool = False
 
@@ -532,7 +537,7 @@ class PipelineEncoder:
                     finish(batch.positions, computed, None)
             if pending is not None:
                 finish(*pending)
-        self.tokenised_in = batches.tokenised_in
+        self.tokenised_in, self.widths_rounded_to = batches.tokenised_in, batches.width_multiple
         return result if result is not None else np.empty((0, 0), dtype=np.float32)
 
     def _batches(self, texts: list[str], *, pin: bool) -> TokenisedBatches:

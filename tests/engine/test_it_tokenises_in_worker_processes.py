@@ -50,6 +50,7 @@ def test_it_gives_the_threads_embeddings_in_the_callers_order(tiny, texts):
     actual = in_workers.encode_prefixed(texts)
     assert on_thread.pipeline().tokenised_in == "thread"
     assert in_workers.pipeline().tokenised_in == "2 processes"
+    assert (on_thread.pipeline().widths_rounded_to, in_workers.pipeline().widths_rounded_to) == (1, 24)
     assert actual.shape == expected.shape
     np.testing.assert_allclose(actual, expected, atol=1e-5)
     # A second call reuses the workers and gives the same vectors, bit for bit.
