@@ -44,9 +44,9 @@ import torch  # noqa: E402
 
 from evaluation.engine import pairs  # noqa: E402
 from evaluation.engine.backends import load_backend  # noqa: E402
+from evaluation.engine.batches import plan_batches  # noqa: E402
 from evaluation.engine.corpus import build_corpus  # noqa: E402
 from evaluation.engine.languages import BY_CODE, TARGET_CODES  # noqa: E402
-from evaluation.engine.pipeline import plan_batches  # noqa: E402
 from evaluation.engine.runner import evaluate, plan_tasks, text_sets_for, unique_texts  # noqa: E402
 from tests.fakes.models import minilm_path  # noqa: E402
 from tests.validation import validation_rows  # noqa: E402
@@ -179,7 +179,7 @@ def floor_batches(encoder, texts: list[str], token_budget: int) -> list[dict[str
     Texts are tokenised in calls of 4,096 in descending length, and every batch is trimmed and moved to
     the device at once, so the host never holds the whole padded corpus. Tokenising is not timed.
     """
-    from evaluation.engine.pipeline import DirectTokeniser
+    from evaluation.engine.batches import DirectTokeniser
 
     model, device = encoder.model, encoder.device
     order = np.argsort([-len(text) for text in texts], kind="stable")
@@ -255,7 +255,7 @@ def tokeniser_rate(encoder, texts: list[str]) -> dict:
     The engine's encoding cannot outrun its tokenizer for long: with the forward pass faster than
     this rate, tokenising is what the device waits for.
     """
-    from evaluation.engine.pipeline import TOKENIZE_CALL, DirectTokeniser
+    from evaluation.engine.batches import TOKENIZE_CALL, DirectTokeniser
 
     order = np.argsort([-len(text) for text in texts], kind="stable")
     ordered = [texts[row] for row in order]

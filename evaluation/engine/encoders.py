@@ -21,15 +21,14 @@ import numpy as np
 import torch
 
 from evaluation.engine import hub
+from evaluation.engine.batches import SentenceModel, supports_pipeline
 from evaluation.engine.errors import EngineError, ModelLoadError, ModelNotFoundError, is_out_of_memory
 from evaluation.engine.pipeline import (
     PipelineEncoder,
-    SentenceModel,
     automatic_token_budget,
     automatic_tokeniser_processes,
     automatic_width_multiple,
     check_finite,
-    supports_pipeline,
 )
 
 logger = logging.getLogger(__name__)

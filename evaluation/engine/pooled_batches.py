@@ -1,6 +1,6 @@
 """Token-budgeted batches from tokenizer worker processes, in few shapes, for an accelerator.
 
-`TokenisedBatches` (pipeline.py) tokenises on a thread of the interpreter that drives the device;
+`TokenisedBatches` (batches.py) tokenises on a thread of the interpreter that drives the device;
 here the tokenizer runs in worker processes (tokeniser_worker.py) and the producer thread only lays
 ids out in numpy and pins them. Two further changes serve a GPU:
 
@@ -27,7 +27,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from evaluation.engine.pipeline import Batch, DirectTokeniser, SentenceModel, TokenisedBatches
+from evaluation.engine.batches import Batch, DirectTokeniser, SentenceModel, TokenisedBatches
 from evaluation.engine.tokeniser_worker import TokeniserPool, token_ids
 
 logger = logging.getLogger(__name__)

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from evaluation.engine.pipeline import private_copy
+from evaluation.engine.batches import private_copy
 from evaluation.engine.tokeniser_worker import batch_call
 
 # Texts tokenised per call: bounds the tokenizer's memory at full scale.

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from sentence_transformers import SentenceTransformer
 
+from evaluation.engine.batches import TokenisedBatches, plan_batches
 from evaluation.engine.encoders import SentenceTransformerEncoder, l2_normalise, resolve_model
-from evaluation.engine.pipeline import TokenisedBatches, plan_batches
 from tests.fakes.models import build_tiny_model, minilm_path
 from tests.validation import validation_triples
 

@@ -11,7 +11,7 @@ import pytest
 import torch
 from sentence_transformers import SentenceTransformer
 
-from evaluation.engine.pipeline import TOKENIZE_CALL, DirectTokeniser, TokenisedBatches
+from evaluation.engine.batches import TOKENIZE_CALL, DirectTokeniser, TokenisedBatches
 from tests.fakes.models import build_tiny_model, minilm_path
 from tests.validation import validation_triples
 

@@ -11,8 +11,8 @@ can start, the thread tokenises and the manifest says so.
 import numpy as np
 import pytest
 
+from evaluation.engine.batches import DirectTokeniser
 from evaluation.engine.encoders import SentenceTransformerEncoder, resolve_model
-from evaluation.engine.pipeline import DirectTokeniser
 from evaluation.engine.pooled_batches import ProcessTokenisedBatches, started_pool
 from tests.fakes.models import build_tiny_model
 from tests.validation import validation_triples
