@@ -71,6 +71,11 @@ def test_it_writes_the_same_document_as_manage_py_evaluate_without_importing_dja
     assert plain["run"] is None and isinstance(through_django["run"], int)
     assert plain["manifest"]["dataset"]["content_hash"] == dataset.content_hash
     assert {row["task"] for row in plain["scores"]} == {"t1", "t2", "t3", "t3x", "t4", "t5", "multi"}
+    # The manifest says how the texts were tokenised and batched: on a CPU, on the producer thread,
+    # in exact widths; a lexical baseline has no tokenizer of that kind.
+    encoding = plain["manifest"]["encoding"]
+    expected = ("thread", 1) if model == "tiny" else (None, None)
+    assert (encoding["tokeniser"], encoding["width_multiple"]) == expected
     # Exact for a dense model. BM25 scores move in their last float32 bits from one process to another
     # (bm25s orders its vocabulary by a Python set, i.e. by the process's hash seed; see
     # tests/engine/golden_outputs.py), and the T4 figures built on them follow.
