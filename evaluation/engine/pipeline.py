@@ -232,6 +232,11 @@ class PipelineEncoder:
     def _batches(self, texts: list[str], *, pin: bool) -> TokenisedBatches:
         """Batches from tokenizer worker processes where this encoder has them and they can serve the
         model's tokenizer, else from the producer thread."""
+        if self._pool is not None and self._pool.broken:
+            # A worker ended during an earlier call (which failed with WorkerExited): the rest of this
+            # encoder's calls tokenise on the thread.
+            self._pool.close(kill=True)
+            self._pool, self._pool_failed = None, True
         wanted = self.tokeniser_processes > 0 and self.plan == "tokens" and len(texts) >= self.process_minimum
         if wanted and not self._pool_failed:
             by_length = sorted(texts, key=len, reverse=True)

@@ -60,6 +60,8 @@ class TokeniserPool:
 
     def __init__(self, tokenizer_json: str, workers: int) -> None:
         self.workers = workers
+        # True once a worker has ended: the pool is closed and its owner tokenises on a thread instead.
+        self.broken = False
         self._processes: list[subprocess.Popen[bytes]] = []
         try:
             for _ in range(workers):
@@ -75,13 +77,17 @@ class TokeniserPool:
     @staticmethod
     def _send(process: subprocess.Popen[bytes], item: Any) -> None:
         stream: IO[bytes] = process.stdin  # type: ignore[assignment]
-        pickle.dump(item, stream, protocol=pickle.HIGHEST_PROTOCOL)
-        stream.flush()
+        try:
+            pickle.dump(item, stream, protocol=pickle.HIGHEST_PROTOCOL)
+            stream.flush()
+        except OSError as error:  # a broken pipe: the worker has ended
+            raise WorkerExited(f"a tokenizer worker exited (code {process.poll()}): {error}") from None
 
     def _receive(self, worker: int) -> tuple[np.ndarray, np.ndarray]:
         try:
             answer: tuple[np.ndarray, np.ndarray] = pickle.load(self._processes[worker].stdout)  # type: ignore[arg-type]
-        except EOFError:
+        except (EOFError, OSError):
+            self.broken = True
             raise WorkerExited(f"tokenizer worker {worker} exited (code {self._processes[worker].poll()})") from None
         return answer
 
@@ -109,6 +115,8 @@ class TokeniserPool:
                         sent.append(worker)
                         more.notify()
             except BaseException as error:
+                if isinstance(error, WorkerExited):
+                    self.broken = True
                 failure.append(error)
             finally:
                 with more:
@@ -143,10 +151,18 @@ class TokeniserPool:
                     unread += 1
                     slots.release()
             except WorkerExited:
-                pass  # The feeder's next write to that worker fails, which ends it.
+                pass
+            if self.broken:
+                # A worker has ended: the others are stopped too, so that a feeder blocked on writing to
+                # one of them (whose answer nobody will read) fails its write and ends.
+                self.close(kill=True)
             feeder.join()
 
-    def close(self) -> None:
+    def close(self, *, kill: bool = False) -> None:
+        """End the workers: by closing their input (they finish what they hold), or at once with `kill`."""
+        for process in self._processes:
+            if kill and process.poll() is None:
+                process.kill()
         for process in self._processes:
             if process.stdin is not None and not process.stdin.closed:
                 # A worker that already exited has closed its end.

@@ -14,6 +14,7 @@ import pytest
 from evaluation.engine.batches import DirectTokeniser
 from evaluation.engine.encoders import SentenceTransformerEncoder, resolve_model
 from evaluation.engine.pooled_batches import ProcessTokenisedBatches, started_pool
+from evaluation.engine.tokeniser_worker import WorkerExited
 from tests.fakes.models import build_tiny_model
 from tests.validation import validation_triples
 
@@ -116,3 +117,22 @@ def test_where_no_worker_can_start_it_tokenises_on_its_thread(tiny, texts, monke
     vectors = loaded.encode_prefixed(texts[:300])
     assert loaded.pipeline().tokenised_in == "thread"
     assert vectors.shape[0] == 300 and np.isfinite(vectors).all()
+
+
+def test_a_worker_that_dies_fails_the_call_clearly_and_the_next_call_uses_the_thread(tiny, texts):
+    loaded = encoder(tiny, 1)
+    pipeline = loaded.pipeline()
+    direct = DirectTokeniser.for_model(loaded.model, texts[:64] + texts[-64:])
+    pool = started_pool(direct, 1)
+    pipeline._pool = pool
+    batches = ProcessTokenisedBatches(
+        loaded.model, texts, direct=direct, pool=pool, token_budget=BUDGET, max_rows=64, pin=False, chunk_size=200
+    )
+    with pytest.raises(WorkerExited, match="tokenizer worker"):
+        for number, _ in enumerate(batches):
+            if number == 0:
+                # Ended as the kernel's out-of-memory killer ends a process.
+                pool._processes[0].kill()
+    assert pool.broken
+    vectors = loaded.encode_prefixed(texts[:300])
+    assert pipeline.tokenised_in == "thread" and vectors.shape[0] == 300
