@@ -1,11 +1,15 @@
-"""An encoding pipeline that keeps the device busy: tokenise ahead on a producer thread, batch by tokens.
+"""An encoding pipeline that keeps the device busy: tokenise ahead (on a thread or in workers), batch by tokens.
 
 sentence-transformers' `encode` tokenises each batch in the main thread, then runs the model, so the
 device idles while the tokenizer works, and its batches hold a fixed number of texts whatever their
 length. Here:
 
-  * texts are sorted by length and tokenised by a producer thread in large batched calls of the
-    model's own `preprocess` (the fast tokenizer parallelises one call over all cores), or, where it
+  * on an accelerator, texts are tokenised in worker processes and batched in a handful of shapes
+    (pooled_batches.py, tokeniser_worker.py): tokenising on a thread of this interpreter held the
+    lock that the forward pass needs to issue its kernels (bench/results/h100-2026-11-27b: 1.74×);
+  * elsewhere (and for calls of a few texts) texts are sorted by length and tokenised by a producer
+    thread in large batched calls of the model's own `preprocess` (the fast tokenizer parallelises
+    one call over all cores), or, where it
     gives the very same tensors, of the fast tokenizer itself (`DirectTokeniser`): transformers turns
     every token of a call into a Python object on the way to a tensor, which holds the interpreter
     lock the forward pass needs and, on a GPU, made tokenising the engine's bottleneck (an H100
