@@ -64,7 +64,7 @@ def t5_candidates(dataset: Dataset) -> dict[str, dict[str, list[int]]]:
         ids, texts = by_language.setdefault(code, ([], []))
         ids.append(item_id)
         texts.append(instruction)
-    # Imported here: the engine's units bring torch and bm25s, which the web process loads only when
+    # Imported here: the engine's mining brings bm25s (and the pair-set store), which the web process loads only when
     # a version's files are exported (tests/foundation/test_it_starts_the_site_without_the_model_libraries).
     from evaluation.engine.hard_negatives import HARD_NEGATIVES, hard_negative_rows
     from evaluation.engine.pairs import PairSetStore

@@ -63,6 +63,8 @@ from evaluation.engine.batches import (
     select_rows,
 )
 from evaluation.engine.errors import NonFiniteEmbeddingError, ReducedPrecisionOverflow, is_out_of_memory
+from evaluation.engine.pooled_batches import ProcessTokenisedBatches, started_pool
+from evaluation.engine.tokeniser_worker import TokeniserPool
 
 logger = logging.getLogger(__name__)
 
@@ -146,7 +148,7 @@ class PipelineEncoder:
     # its batch widths were rounded up to (1: exact widths), for the manifest.
     tokenised_in: str = ""
     widths_rounded_to: int = 1
-    _pool: Any = None
+    _pool: TokeniserPool | None = None
     _pool_failed: bool = False
 
     def _forward(self, features: dict[str, Any]) -> torch.Tensor:
@@ -243,11 +245,10 @@ class PipelineEncoder:
             self._pool, self._pool_failed = None, True
         wanted = self.tokeniser_processes > 0 and self.plan == "tokens" and len(texts) >= self.process_minimum
         if wanted and not self._pool_failed:
-            by_length = sorted(texts, key=len, reverse=True)
-            direct = DirectTokeniser.for_model(self.model, by_length[:64] + by_length[-64:])
+            # Longest first, as the batches take them; the direct call is checked on both ends.
+            order = np.argsort([-len(text) for text in texts], kind="stable")
+            direct = DirectTokeniser.for_model(self.model, [texts[row] for row in (*order[:64], *order[-64:])])
             if direct is not None:
-                from evaluation.engine.pooled_batches import ProcessTokenisedBatches, started_pool
-
                 if self._pool is None:
                     self._pool = started_pool(direct, self.tokeniser_processes)
                     self._pool_failed = self._pool is None
@@ -264,6 +265,7 @@ class PipelineEncoder:
                         max_rows=self.max_rows,
                         pin=pin,
                         width_multiple=self.width_multiple,
+                        order=order,
                     )
         return TokenisedBatches(
             self.model,

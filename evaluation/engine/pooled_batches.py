@@ -62,6 +62,7 @@ class ProcessTokenisedBatches(TokenisedBatches):
         pin: bool,
         width_multiple: int = 1,
         chunk_size: int = CHUNK_SIZE,
+        order: np.ndarray | None = None,
     ) -> None:
         super().__init__(model, texts, token_budget=token_budget, max_rows=max_rows, pin=pin)
         self.direct = True
@@ -69,6 +70,8 @@ class ProcessTokenisedBatches(TokenisedBatches):
         self.pool = pool
         self.width_multiple = max(1, width_multiple)
         self.chunk_size = chunk_size
+        # The texts' rows by descending character length, where the caller has sorted them already.
+        self.order = order
 
     @property
     def tokenised_in(self) -> str:
@@ -84,7 +87,9 @@ class ProcessTokenisedBatches(TokenisedBatches):
     def _produce(self) -> None:
         results: Iterator[tuple[np.ndarray, np.ndarray]] | None = None
         try:
-            order = np.argsort([-len(text) for text in self.texts], kind="stable")
+            order = self.order
+            if order is None:
+                order = np.argsort([-len(text) for text in self.texts], kind="stable")
             chunks = [order[start : start + self.chunk_size] for start in range(0, len(order), self.chunk_size)]
             results = self.pool.tokenise([self.texts[row] for row in rows] for rows in chunks)
             rows = np.empty(0, dtype=np.int64)
