@@ -24,8 +24,11 @@ floor_ratio (engine rate / floor rate).
 from __future__ import annotations
 
 import argparse
+import cProfile
+import io
 import json
 import os
+import pstats
 import re
 import resource
 import sys
@@ -34,6 +37,7 @@ import threading
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -282,6 +286,46 @@ def encoding_settings(encoder) -> dict:
     }
 
 
+class Profiled:
+    """cProfile (and torch.profiler on an accelerator) around a block, when `path` is given.
+
+    cProfile charges a device's work to the Python line that waits for it (a copy to the host, an
+    `int()` of a device tensor); torch.profiler's operator table says which kernels that work was.
+    """
+
+    def __init__(self, path: Path | None, on_gpu: bool) -> None:
+        self.path, self.on_gpu = path, on_gpu
+        self.python: cProfile.Profile | None = None
+        self.device: Any = None
+
+    def __enter__(self) -> Profiled:
+        if self.path is None:
+            return self
+        if self.on_gpu:
+            from torch.profiler import ProfilerActivity, profile
+
+            self.device = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
+            self.device.__enter__()
+        self.python = cProfile.Profile()
+        self.python.enable()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self.python is None or self.path is None:
+            return
+        self.python.disable()
+        self.python.dump_stats(str(self.path))
+        for order in ("cumulative", "tottime"):
+            text = io.StringIO()
+            pstats.Stats(self.python, stream=text).sort_stats(order).print_stats(35)
+            print(text.getvalue(), flush=True)
+        if self.device is not None:
+            self.device.__exit__(None, None, None)
+            averages = self.device.key_averages()
+            for order in ("self_cuda_time_total", "self_cpu_time_total"):
+                print(averages.table(sort_by=order, row_limit=30, max_name_column_width=60), flush=True)
+
+
 def peak_rss_bytes() -> int:
     # ru_maxrss is in kilobytes on Linux.
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
@@ -305,6 +349,13 @@ def main() -> None:
     parser.add_argument("--token-budget", type=int, default=None, help="the engine's tokens per batch (automatic)")
     parser.add_argument(
         "--tokeniser-processes", type=int, default=None, help="tokenizer processes (automatic; 0: a thread)"
+    )
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        default=None,
+        help="write a cProfile of the engine's run here and print its top entries, with torch.profiler's "
+        "top operators (device time first) on an accelerator",
     )
     parser.add_argument(
         "--encode-only",
@@ -392,14 +443,15 @@ def main() -> None:
                     arguments.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
                 pairs.use_store(None)
                 return
-            result = evaluate(
-                corpus,
-                loaded.backend,
-                seed=SEED,
-                n_resamples=arguments.resamples,
-                progress=progress,
-                timings=loaded.timings,
-            )
+            with Profiled(arguments.profile, on_gpu):
+                result = evaluate(
+                    corpus,
+                    loaded.backend,
+                    seed=SEED,
+                    n_resamples=arguments.resamples,
+                    progress=progress,
+                    timings=loaded.timings,
+                )
             wall_seconds = time.perf_counter() - wall - floor_seconds
         store = pairs.current_store()
         pair_seconds = store.stats.build_seconds if store else 0.0

@@ -3,7 +3,8 @@
 # all-MiniLM-L6-v2 (50,000 items × 12 languages + English) and of a random 24-layer, 1024-wide encoder,
 # then the forward-pass variants of bench/gpu_variants.py (attention implementations, budgets, widths
 # rounded up, CUDA graphs); STEPS also offers "encode" (full_scale --encode-only), "encodes" (encoding
-# only under three settings of the tokenizer and budget) and "scoring" (scoring_scale).
+# only under three settings of the tokenizer and budget), "scoring" (scoring_scale) and "profile"
+# (full_scale --profile).
 #
 # Prepare here with `.venv/bin/python bench/gpu_pack.py`, then run through the device tool with
 # carry [".gpu"] and `bash bench/gpu_session.sh`. Everything lands in $OUT (logs and --json files).
@@ -21,6 +22,7 @@ TESTS_S=${TESTS_S:-150} MINILM_S=${MINILM_S:-220} RANDOM_S=${RANDOM_S:-70} VARIA
 RANDOM_ITEMS=${RANDOM_ITEMS:-3000} MINILM_ITEMS=${MINILM_ITEMS:-50000}
 ENCODE_S=${ENCODE_S:-80} ENCODE_ITEMS=${ENCODE_ITEMS:-20000} SCORING_S=${SCORING_S:-140} SCORING_ITEMS=${SCORING_ITEMS:-50000}
 VARIANT_FLAGS=${VARIANT_FLAGS:---graphs}
+PROFILE_S=${PROFILE_S:-200} PROFILE_ITEMS=${PROFILE_ITEMS:-20000}
 ENCODES_S=${ENCODES_S:-60} ENCODES_ITEMS=${ENCODES_ITEMS:-10000} TEST_FILES=${TEST_FILES:-tests/gpu}
 # The steps to run (a second, shorter call may run only some of them).
 STEPS=${STEPS:-"tests minilm variants random"}
@@ -43,6 +45,15 @@ echo "== all-MiniLM-L6-v2, $MINILM_ITEMS items"
 timeout "$MINILM_S" python3 bench/full_scale.py --items "$MINILM_ITEMS" --languages 12 --device cuda --floor-share 0.1 \
   --json "$OUT/full_scale_minilm_${CARD}.json" >"$OUT/minilm.log" 2>&1
 echo "exit $?"; grep -E "^\[|ratio|corpus|floor|tokeniser" "$OUT/minilm.log" | tail -30
+fi
+
+if step profile; then
+echo "== all-MiniLM-L6-v2 profiled, $PROFILE_ITEMS items"
+# The whole engine under cProfile and torch.profiler (their top entries end the log): where the time
+# after encoding goes with a real model's vectors (T2 took 0.63 s a pair on the H100 at 50,000 items).
+timeout "$PROFILE_S" python3 bench/full_scale.py --items "$PROFILE_ITEMS" --languages 12 --device cuda --floor-share 0.05 \
+  --profile "$OUT/profile_minilm_${CARD}.prof" --json "$OUT/profile_minilm_${CARD}.json" >"$OUT/profile.log" 2>&1
+echo "exit $?"; grep -E "^\[|ratio|floor" "$OUT/profile.log" | tail -24
 fi
 
 if step encode; then
