@@ -358,6 +358,12 @@ def main() -> None:
         "top operators (device time first) on an accelerator",
     )
     parser.add_argument(
+        "--score-precision",
+        default=None,
+        choices=["float16", "bfloat16", "float32", "float64"],
+        help="the full-pool score blocks' precision (the device's default unless given)",
+    )
+    parser.add_argument(
         "--encode-only",
         action="store_true",
         help="stop after encoding (the engine's encode rate against the floor; bench/scoring_scale.py times the rest)",
@@ -393,6 +399,8 @@ def main() -> None:
             wall = time.perf_counter()
             loaded = load_backend(name, cache_root=scratch / "cache", device=arguments.device, progress=progress)
             encoder = loaded.backend.encoder
+            if arguments.score_precision:
+                loaded.backend.score_precision = arguments.score_precision
             if arguments.token_budget is not None or arguments.tokeniser_processes is not None:
                 # Settings to compare against the automatic ones; the pipeline is rebuilt with them.
                 encoder.token_budget = arguments.token_budget or encoder.token_budget

@@ -84,9 +84,16 @@ echo "== everything after encoding, $SCORING_ITEMS items"
 # With a profile of the scoring stage (its top entries end the log): on the H100 the cross-lingual
 # pairs took 0.63 s each at 50,000 × 50,000, and where that goes has not been measured. The profile is
 # written when the stage ends: give SCORING_S room for all of it, or fewer SCORING_ITEMS.
-timeout "$SCORING_S" python3 bench/scoring_scale.py --items "$SCORING_ITEMS" --languages 12 --device cuda \
-  --json "$OUT/scoring_${CARD}.json" --profile "$OUT/scoring_${CARD}.prof" >"$OUT/scoring.log" 2>&1
-echo "exit $?"; grep -vE "Token indices|Loading weights" "$OUT/scoring.log" | tail -32
+# SCORING_PRECISIONS runs it once per score-block precision ("float16 float32" compares the default
+# with plain float32 blocks; only the first is profiled).
+profiled=(--profile "$OUT/scoring_${CARD}.prof")
+for precision in ${SCORING_PRECISIONS:-float16}; do
+  timeout "$SCORING_S" python3 bench/scoring_scale.py --items "$SCORING_ITEMS" --languages 12 --device cuda \
+    --score-precision "$precision" --json "$OUT/scoring_${CARD}_${precision}.json" "${profiled[@]}" \
+    >"$OUT/scoring_$precision.log" 2>&1
+  echo "exit $? ($precision)"; grep -vE "Token indices|Loading weights" "$OUT/scoring_$precision.log" | grep -E "^  t|after_enc" | head -12
+  profiled=()
+done
 fi
 
 if step variants; then

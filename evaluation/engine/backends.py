@@ -32,7 +32,7 @@ from evaluation.engine.encoders import (
     resolve_model,
 )
 from evaluation.engine.languages import BY_CODE
-from evaluation.engine.retrieval import BlockScorer, DenseScorer
+from evaluation.engine.retrieval import BlockScorer, DenseScorer, default_score_precision
 
 ProgressCallback = Callable[[str, float, str], None]
 
@@ -138,6 +138,8 @@ class Backend(ABC):
     kind: str  # "dense" | "lexical"
     revision: str
     device: str = "cpu"
+    # The precision of its scores (the manifest's ranking block): lexical scores are float64 everywhere.
+    score_precision: str = "float64"
 
     @abstractmethod
     def describe(self) -> dict[str, Any]:
@@ -171,6 +173,7 @@ class DenseBackend(Backend):
         *,
         resolved: ResolvedModel | None = None,
         chunk_size: int = DEFAULT_CHUNK_SIZE,
+        score_precision: str | None = None,
     ) -> None:
         self.encoder = encoder
         self.cache = cache
@@ -179,6 +182,11 @@ class DenseBackend(Backend):
         self.revision = encoder.revision
         self.device = encoder.device
         self.chunk_size = chunk_size
+        # The precision of the full-pool score blocks (retrieval.DenseScorer): the device's default
+        # unless a bench compares another (bench/scoring_scale.py --score-precision). On an
+        # accelerator float16 and float32 give the ranks of float32 scores alike (reduced-precision
+        # blocks are re-scored in float32 near every tie edge); they differ in the work per block.
+        self.score_precision = score_precision or default_score_precision(self.device)
         self._matrix = np.empty((0, 0), dtype=np.float32)
         self._rows: dict[str, np.ndarray] = {}
 
@@ -280,7 +288,7 @@ class DenseBackend(Backend):
     def scorer(self, queries: TextSet, documents: TextSet | list[TextSet]) -> BlockScorer:
         pool = [documents] if isinstance(documents, TextSet) else documents
         doc_vectors = np.concatenate([self.vectors(text_set) for text_set in pool])
-        return DenseScorer(self.vectors(queries), doc_vectors, device=self.device)
+        return DenseScorer(self.vectors(queries), doc_vectors, device=self.device, precision=self.score_precision)
 
     def pair_features(
         self, personas: TextSet, instructions: TextSet, persona_rows: np.ndarray, instruction_rows: np.ndarray

@@ -44,7 +44,6 @@ from evaluation.engine.errors import DatasetError
 from evaluation.engine.languages import BY_CODE
 from evaluation.engine.registry import TASKS
 from evaluation.engine.results import SCHEMA_VERSION, Details, Manifest, RunResult, ScoreRow
-from evaluation.engine.retrieval import default_score_precision
 from evaluation.engine.units import TOP_K, Context, Unit, method_of
 
 ProgressCallback = Callable[[str, float, str], None]
@@ -306,9 +305,9 @@ def build_manifest(
             "ties": "pessimistic (rank = documents scoring ≥ the gold)",
             "pool": "full",
             "top_k": TOP_K,
-            # Dense scores in float64 on a CPU, float16 re-scored in float32 near ties on an accelerator;
-            # lexical scores are float64 everywhere.
-            "scores": default_score_precision(backend.device) if backend.kind == "dense" else "float64",
+            # Dense scores in float64 on a CPU, float16 re-scored in float32 near ties on an accelerator
+            # (DenseBackend.score_precision); lexical scores are float64 everywhere.
+            "scores": backend.score_precision,
         },
         "metric_scale": "fractions in [0, 1]; max@r is a mean rank; max@r_norm is the 0–100 formula divided by 100",
     }
