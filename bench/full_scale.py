@@ -286,11 +286,17 @@ def encoding_settings(encoder) -> dict:
     }
 
 
+# The precisions a bench may score the full-pool blocks in (DenseBackend.score_precision).
+SCORE_PRECISIONS = ("float16", "bfloat16", "float32", "float64")
+
+
 class Profiled:
     """cProfile (and torch.profiler on an accelerator) around a block, when `path` is given.
 
     cProfile charges a device's work to the Python line that waits for it (a copy to the host, an
     `int()` of a device tensor); torch.profiler's operator table says which kernels that work was.
+    The block only stops the profilers; `report()` writes and prints them, after the caller has
+    taken its timings, so that the tables' own time is not counted as the run's.
     """
 
     def __init__(self, path: Path | None, on_gpu: bool) -> None:
@@ -311,16 +317,21 @@ class Profiled:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
+        if self.python is not None:
+            self.python.disable()
+        if self.device is not None:
+            self.device.__exit__(None, None, None)
+
+    def report(self) -> None:
+        """Write the cProfile stats to `path` and print the top entries of both profilers."""
         if self.python is None or self.path is None:
             return
-        self.python.disable()
         self.python.dump_stats(str(self.path))
         for order in ("cumulative", "tottime"):
             text = io.StringIO()
             pstats.Stats(self.python, stream=text).sort_stats(order).print_stats(35)
             print(text.getvalue(), flush=True)
         if self.device is not None:
-            self.device.__exit__(None, None, None)
             averages = self.device.key_averages()
             for order in ("self_cuda_time_total", "self_cpu_time_total"):
                 print(averages.table(sort_by=order, row_limit=30, max_name_column_width=60), flush=True)
@@ -360,7 +371,7 @@ def main() -> None:
     parser.add_argument(
         "--score-precision",
         default=None,
-        choices=["float16", "bfloat16", "float32", "float64"],
+        choices=SCORE_PRECISIONS,
         help="the full-pool score blocks' precision (the device's default unless given)",
     )
     parser.add_argument(
@@ -451,7 +462,7 @@ def main() -> None:
                     arguments.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
                 pairs.use_store(None)
                 return
-            with Profiled(arguments.profile, on_gpu):
+            with Profiled(arguments.profile, on_gpu) as profiled:
                 result = evaluate(
                     corpus,
                     loaded.backend,
@@ -461,6 +472,7 @@ def main() -> None:
                     timings=loaded.timings,
                 )
             wall_seconds = time.perf_counter() - wall - floor_seconds
+            profiled.report()
         store = pairs.current_store()
         pair_seconds = store.stats.build_seconds if store else 0.0
         pairs.use_store(None)

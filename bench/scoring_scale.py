@@ -9,10 +9,12 @@ encoder standing in for a model carries all-MiniLM-L6-v2's tokenizer, so the ran
 lengths cost what they cost in a real run.
 
 It prints each task's seconds and, with `--json OUT`, writes them; `--profile OUT` also writes a
-cProfile of the scoring stage and prints its top entries. `--score-precision float32` times the
-score blocks in float32 instead of the accelerator's float16 with re-scoring near ties: at 384
-dimensions a float32 block's product is about a millisecond on an H100, so the elementwise passes
-that the re-scoring adds over each block may cost more than the float16 product saves.
+cProfile of the scoring stage (and torch.profiler's operator table on an accelerator) and prints
+their top entries. `--score-precision float32` times the score blocks in float32 instead of the
+accelerator's float16 with re-scoring near ties: at 384 dimensions an accelerator's block (1,650
+queries × 50,000 documents) is 6.3e10 multiply-adds, about a millisecond in float32 at an H100's
+nominal rate (an estimate, not a measurement), so the elementwise passes that the re-scoring adds
+over each block may cost more than the float16 product saves.
 
     HF_HUB_OFFLINE=1 .venv/bin/python bench/scoring_scale.py --items 5000 --languages 12 --device cpu
     python3 bench/scoring_scale.py --items 50000 --languages 12 --device cuda --json scoring.json
@@ -21,10 +23,7 @@ that the re-scoring adds over each block may cost more than the float16 product 
 from __future__ import annotations
 
 import argparse
-import cProfile
-import io
 import json
-import pstats
 import sys
 import tempfile
 import time
@@ -38,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from bench.full_scale import SEED, peak_rss_bytes, synthetic_corpus  # noqa: E402
+from bench.full_scale import SCORE_PRECISIONS, SEED, Profiled, peak_rss_bytes, synthetic_corpus  # noqa: E402
 from evaluation.engine import pairs  # noqa: E402
 from evaluation.engine.backends import DenseBackend  # noqa: E402
 from evaluation.engine.cache import EmbeddingCache  # noqa: E402
@@ -115,7 +114,7 @@ def main() -> None:
     parser.add_argument(
         "--score-precision",
         default=None,
-        choices=["float16", "bfloat16", "float32", "float64"],
+        choices=SCORE_PRECISIONS,
         help="the full-pool score blocks' precision (the device's default: float16 re-scored near ties on "
         "an accelerator, float64 on a CPU)",
     )
@@ -150,13 +149,9 @@ def main() -> None:
             EmbeddingCache(Path(scratch) / "cache", encoder.name, encoder.revision),
             score_precision=arguments.score_precision,
         )
-        profiler = cProfile.Profile() if arguments.profile else None
         scoring_started = time.perf_counter()
-        if profiler:
-            profiler.enable()
-        result = evaluate(corpus, backend, seed=SEED, n_resamples=arguments.resamples, progress=progress)
-        if profiler:
-            profiler.disable()
+        with Profiled(arguments.profile, arguments.device.startswith("cuda")) as profiled:
+            result = evaluate(corpus, backend, seed=SEED, n_resamples=arguments.resamples, progress=progress)
         if last["task"]:
             seconds_by_task[last["task"]] = seconds_by_task.get(last["task"], 0.0) + time.perf_counter() - last["at"]
             print(f"  {last['task']}: {seconds_by_task[last['task']]:.1f} s (with the summaries)", flush=True)
@@ -183,11 +178,7 @@ def main() -> None:
     print(json.dumps({key: value for key, value in report.items() if key != "figures"}, indent=2))
     if arguments.json:
         arguments.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    if profiler and arguments.profile:
-        profiler.dump_stats(str(arguments.profile))
-        text = io.StringIO()
-        pstats.Stats(profiler, stream=text).sort_stats("cumulative").print_stats(30)
-        print(text.getvalue())
+    profiled.report()
 
 
 if __name__ == "__main__":

@@ -184,8 +184,10 @@ class DenseBackend(Backend):
         self.chunk_size = chunk_size
         # The precision of the full-pool score blocks (retrieval.DenseScorer): the device's default
         # unless a bench compares another (bench/scoring_scale.py --score-precision). On an
-        # accelerator float16 and float32 give the ranks of float32 scores alike (reduced-precision
-        # blocks are re-scored in float32 near every tie edge); they differ in the work per block.
+        # accelerator float16 blocks are re-scored in float32 near every tie edge, so both give the
+        # ranks of float32 scores, except where a document lies within float32 noise of its edge
+        # (the re-scored pair and the float32 product sum in different orders); they differ in the
+        # work per block.
         self.score_precision = score_precision or default_score_precision(self.device)
         self._matrix = np.empty((0, 0), dtype=np.float32)
         self._rows: dict[str, np.ndarray] = {}
