@@ -20,7 +20,7 @@ python3 bench/gpu_unpack.py "$SITE" >/dev/null || exit 1
 export PYTHONPATH="$SITE:$PWD"
 TESTS_S=${TESTS_S:-150} MINILM_S=${MINILM_S:-220} RANDOM_S=${RANDOM_S:-70} VARIANTS_S=${VARIANTS_S:-60}
 RANDOM_ITEMS=${RANDOM_ITEMS:-3000} MINILM_ITEMS=${MINILM_ITEMS:-50000}
-ENCODE_S=${ENCODE_S:-80} ENCODE_ITEMS=${ENCODE_ITEMS:-20000} SCORING_S=${SCORING_S:-140} SCORING_ITEMS=${SCORING_ITEMS:-50000}
+ENCODE_S=${ENCODE_S:-80} ENCODE_ITEMS=${ENCODE_ITEMS:-20000} SCORING_S=${SCORING_S:-140} SCORING_ITEMS=${SCORING_ITEMS:-50000} SCORING_LANGUAGES=${SCORING_LANGUAGES:-12}
 VARIANT_FLAGS=${VARIANT_FLAGS:---graphs}
 PROFILE_S=${PROFILE_S:-200} PROFILE_ITEMS=${PROFILE_ITEMS:-20000}
 ENCODES_S=${ENCODES_S:-60} ENCODES_ITEMS=${ENCODES_ITEMS:-10000} TEST_FILES=${TEST_FILES:-tests/gpu}
@@ -88,7 +88,7 @@ echo "== everything after encoding, $SCORING_ITEMS items"
 # with plain float32 blocks; only the first is profiled).
 profiled=(--profile "$OUT/scoring_${CARD}.prof")
 for precision in ${SCORING_PRECISIONS:-float16}; do
-  timeout "$SCORING_S" python3 bench/scoring_scale.py --items "$SCORING_ITEMS" --languages 12 --device cuda \
+  timeout "$SCORING_S" python3 bench/scoring_scale.py --items "$SCORING_ITEMS" --languages "$SCORING_LANGUAGES" --device cuda \
     --score-precision "$precision" --json "$OUT/scoring_${CARD}_${precision}.json" "${profiled[@]}" \
     >"$OUT/scoring_$precision.log" 2>&1
   echo "exit $? ($precision)"; grep -vE "Token indices|Loading weights" "$OUT/scoring_$precision.log" | grep -E "^  t|after_enc" | head -12

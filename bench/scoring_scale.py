@@ -156,6 +156,8 @@ def main() -> None:
             seconds_by_task[last["task"]] = seconds_by_task.get(last["task"], 0.0) + time.perf_counter() - last["at"]
             print(f"  {last['task']}: {seconds_by_task[last['task']]:.1f} s (with the summaries)", flush=True)
         wall = time.perf_counter() - scoring_started
+        store = pairs.current_store()
+        artefact_seconds = store.stats.build_seconds if store else 0.0
         pairs.use_store(None)
 
     timings = result.manifest.timings
@@ -167,6 +169,10 @@ def main() -> None:
         "gpu": torch.cuda.get_device_name(0) if arguments.device.startswith("cuda") else None,
         "after_encoding_seconds": round(wall - timings["encode"], 3),
         "encode_stage_seconds": round(timings["encode"], 3),
+        # Pair sets, T5's pools and T4's calibration folds: built by a version's first run and read by
+        # every later one (pairs.PairSetStore). Summed over the threads that built them, so part of it
+        # may have overlapped other work.
+        "dataset_artefacts_built_seconds": round(artefact_seconds, 3),
         "seconds_by_task": {task: round(seconds, 3) for task, seconds in seconds_by_task.items()},
         "peak_host_rss_bytes": peak_rss_bytes(),
         # Every figure, so that two runs (e.g. two score precisions) can be compared figure by figure.

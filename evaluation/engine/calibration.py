@@ -181,6 +181,7 @@ def choose_calibrator(
     groups: np.ndarray | None = None,
     folds: int = 5,
     seed: int = 0,
+    fold_of: np.ndarray | None = None,
 ) -> tuple[str, dict[str, float]]:
     """Pick the calibrator by cross-validated ECE on the development split alone (with a margin, below).
 

@@ -9,10 +9,14 @@ prediction is made, so poisoning them cannot change any prediction (tested).
 
 from __future__ import annotations
 
+import hashlib
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import torch
+from scipy.special import expit
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -22,15 +26,19 @@ from evaluation.engine.calibration import (
     CALIBRATORS,
     TemperatureScaling,
     apply_calibrator,
+    calibration_folds,
     choose_calibrator,
     expected_calibration_error,
     fit_calibrator,
     reliability_bins,
 )
+from evaluation.engine.logistic import NewtonLogisticRegression
 from evaluation.engine.metrics import weighted_accuracy, weighted_auroc, weighted_average_precision
-from evaluation.engine.pairs import SPLITS, PairSet
+from evaluation.engine.pairs import PAIR_SET_FORMAT, SPLITS, PairSet, stored_array
 from evaluation.engine.registry import BIASED_ESTIMATE_INTERVAL, METRICS
 from evaluation.engine.registry import CLASSIFICATION_METRICS as T4_METRICS
+
+logger = logging.getLogger(__name__)
 
 # The metrics whose plug-in estimate is biased upward (the registry's biased_estimate): the binned ECEs.
 ECE_METRICS = tuple(metric for metric in T4_METRICS if METRICS[metric].biased_estimate)
@@ -66,6 +74,29 @@ def logistic_regression(seed: int) -> LogisticRegression:
     return LogisticRegression(C=1.0, solver="newton-cholesky", tol=SOLVER_TOLERANCE, max_iter=200, random_state=seed)
 
 
+def classifier_logits(
+    x_train: np.ndarray, y_train: np.ndarray, scored: list[np.ndarray], *, seed: int, device: str = "cpu"
+) -> list[np.ndarray]:
+    """The logits of the classifier fitted on train (standardised features, logistic regression) for
+    each array of `scored`.
+
+    On a CPU the fit is scikit-learn's; on an accelerator it is the same Newton solve in float64 on the
+    device (logistic.py), which at full size is the difference between minutes and seconds. Should the
+    device run out of memory, the CPU fit takes over: the figures agree to ~1e-9 either way.
+    """
+    if torch.device(device).type != "cpu":
+        scaler = StandardScaler().fit(x_train)
+        try:
+            head = NewtonLogisticRegression(C=1.0, tol=SOLVER_TOLERANCE, max_iter=200, device=device)
+            head.fit(scaler.transform(x_train), y_train)
+            return [head.decision_function(scaler.transform(x)) for x in scored]
+        except torch.OutOfMemoryError:
+            logger.warning("T4's classifier did not fit in %s memory; fitting it on the CPU instead", device)
+    classifier = make_pipeline(StandardScaler(), logistic_regression(seed))
+    classifier.fit(x_train, y_train)
+    return [classifier.decision_function(x) for x in scored]
+
+
 def fit_predict(
     x_train: np.ndarray,
     y_train: np.ndarray,
@@ -75,13 +106,18 @@ def fit_predict(
     *,
     seed: int,
     dev_groups: np.ndarray | None = None,
+    dev_folds: np.ndarray | None = None,
+    device: str = "cpu",
 ) -> tuple[np.ndarray, dict[str, np.ndarray], str, dict[str, float], float]:
-    """Fit on train, calibrate on dev, predict test. Test labels are not an argument."""
-    classifier = make_pipeline(StandardScaler(), logistic_regression(seed))
+    """Fit on train, calibrate on dev, predict test. Test labels are not an argument.
+
+    `dev_folds`: the calibration folds of dev (calibration.calibration_folds of its labels and groups),
+    when they were computed before (T4 reads them from the pair-set store).
+    """
     x_train, x_dev, x_test = (np.asarray(x, dtype=np.float64) for x in (x_train, x_dev, x_test))
-    classifier.fit(x_train, y_train)
-    p_dev, z_dev = classifier.predict_proba(x_dev)[:, 1], classifier.decision_function(x_dev)
-    p_test, z_test = classifier.predict_proba(x_test)[:, 1], classifier.decision_function(x_test)
+    z_dev, z_test = classifier_logits(x_train, y_train, [x_dev, x_test], seed=seed, device=device)
+    # p = σ(z), as scikit-learn's predict_proba computes it from its decision function.
+    p_dev, p_test = expit(z_dev), expit(z_test)
     calibrated = {}
     temperature = 1.0
     for name in CALIBRATORS:
@@ -89,7 +125,9 @@ def fit_predict(
         calibrated[name] = apply_calibrator(name, calibrator, p_test, z_test)
         if isinstance(calibrator, TemperatureScaling):
             temperature = calibrator.temperature
-    chosen, dev_scores = choose_calibrator(p_dev, z_dev, np.asarray(y_dev), groups=dev_groups, seed=seed)
+    chosen, dev_scores = choose_calibrator(
+        p_dev, z_dev, np.asarray(y_dev), groups=dev_groups, seed=seed, fold_of=dev_folds
+    )
     return p_test, calibrated, chosen, dev_scores, temperature
 
 
@@ -105,13 +143,15 @@ def evaluate_classifier(
     seed: int,
     n_resamples: int = bootstrap.DEFAULT_RESAMPLES,
     dev_groups: np.ndarray | None = None,
+    dev_folds: np.ndarray | None = None,
+    device: str = "cpu",
 ) -> ClassifierOutput:
     """Fit, calibrate, and score on test with bootstrap samples resampling test ITEMS (groups).
 
     The three pairs of an item share its persona, so they are resampled together (cluster bootstrap).
     """
     p_test, calibrated, chosen, dev_scores, temperature = fit_predict(
-        x_train, y_train, x_dev, y_dev, x_test, seed=seed, dev_groups=dev_groups
+        x_train, y_train, x_dev, y_dev, x_test, seed=seed, dev_groups=dev_groups, dev_folds=dev_folds, device=device
     )
     output = ClassifierOutput(p_test, calibrated, chosen, dev_scores, temperature)
     y = np.asarray(y_test)
@@ -154,9 +194,18 @@ def evaluate_classifier(
 
 
 def evaluate_pair_set(
-    features: np.ndarray, pairs: PairSet, *, seed: int, n_resamples: int = bootstrap.DEFAULT_RESAMPLES
+    features: np.ndarray,
+    pairs: PairSet,
+    *,
+    seed: int,
+    n_resamples: int = bootstrap.DEFAULT_RESAMPLES,
+    dev_folds: np.ndarray | None = None,
+    device: str = "cpu",
 ) -> ClassifierOutput:
-    """Fit on the pair set's train split, calibrate on dev, report on test (bootstrap over test items)."""
+    """Fit on the pair set's train split, calibrate on dev, report on test (bootstrap over test items).
+
+    `dev_folds`: the dev split's calibration folds when stored (pair_set_dev_folds); `device`: where the
+    classifier is fitted (classifier_logits)."""
     masks = {split: pairs.split_mask(split) for split in SPLITS}
     return evaluate_classifier(
         features[masks["train"]],
@@ -169,4 +218,20 @@ def evaluate_pair_set(
         seed=seed,
         n_resamples=n_resamples,
         dev_groups=pairs.anchor_rows[masks["dev"]],
+        dev_folds=dev_folds,
+        device=device,
     )
+
+
+def dev_calibration_folds(pairs: PairSet, *, seed: int, content_hash: str) -> np.ndarray:
+    """The calibration folds of the pair set's dev split (choose_calibrator), kept in the pair-set store.
+
+    They depend on the pair set and the seed alone, not on the model, and scikit-learn's
+    StratifiedGroupKFold assigns them one item at a time in Python: 4.5 s a language at 50,000 items
+    on one core, under Python's lock, so that twelve languages' classifiers could not overlap it. They
+    are computed once per pair set, as the pair set is, and read by every later run of the version.
+    """
+    dev = pairs.split_mask("dev")
+    key = hashlib.sha256(f"t4-dev-folds\0{PAIR_SET_FORMAT}\0{pairs.digest()}\0{seed}".encode()).hexdigest()
+    labels, groups = pairs.labels[dev], pairs.anchor_rows[dev]
+    return stored_array("t4-dev-folds", key, content_hash, lambda: calibration_folds(labels, groups, seed=seed))

@@ -24,7 +24,7 @@ import torch
 
 from evaluation.engine import bootstrap
 from evaluation.engine.backends import Backend, TextSet
-from evaluation.engine.classification import ClassifierOutput, evaluate_pair_set
+from evaluation.engine.classification import ClassifierOutput, dev_calibration_folds, evaluate_pair_set
 from evaluation.engine.corpus import SOURCE_LANGUAGE, Corpus, LanguageTexts
 from evaluation.engine.diagnostics import multi_reference_per_query
 from evaluation.engine.hard_negatives import HARD_NEGATIVES, hard_negative_key, hard_negative_rows
@@ -381,7 +381,16 @@ class PairClassification(UnitMethod):
             pairs.persona_rows,
             pairs.instruction_rows,
         )
-        return pairs, evaluate_pair_set(features, pairs, seed=context.seed, n_resamples=context.n_resamples)
+        dev_folds = dev_calibration_folds(pairs, seed=context.seed, content_hash=context.corpus.content_hash)
+        output = evaluate_pair_set(
+            features,
+            pairs,
+            seed=context.seed,
+            n_resamples=context.n_resamples,
+            dev_folds=dev_folds,
+            device=context.backend.device,
+        )
+        return pairs, output
 
     def details(self, spec: TaskSpec, context: Context, units: list[Unit]) -> ClassificationDetails:
         features = (

@@ -1,4 +1,5 @@
-"""T4 pair sets and T5 hard-negative pools are built once per dataset version, stored, read by every run."""
+"""T4 pair sets (with their dev calibration folds) and T5 hard-negative pools are built once per dataset
+version, stored, read by every run."""
 
 import numpy as np
 import pytest
@@ -31,13 +32,13 @@ def run(corpus, name, tmp_path):
 def test_a_second_model_on_the_same_version_spends_no_time_building_pair_sets(corpus, store, tmp_path):
     tiny = build_tiny_model(tmp_path / "tiny", list(corpus.languages["hin"].personas[:20]))
     first = run(corpus, str(tiny), tmp_path)
-    # Two languages: a T4 pair set and T5's hard-negative pools for each.
-    assert store.stats.built == 4 and store.stats.loaded == 0
+    # Two languages: a T4 pair set, its dev calibration folds and T5's hard-negative pools for each.
+    assert store.stats.built == 6 and store.stats.loaded == 0
     spent = store.stats.build_seconds
     assert spent > 0
 
     second = run(corpus, "bm25", tmp_path)
-    assert store.stats.built == 4 and store.stats.loaded == 4
+    assert store.stats.built == 6 and store.stats.loaded == 6
     assert store.stats.build_seconds == spent
     assert second.manifest.task_blocks["t4"]["pair_set_digests"] == first.manifest.task_blocks["t4"]["pair_set_digests"]
     assert second.details.to_dict()["t5"]["pools"] == first.details.to_dict()["t5"]["pools"]

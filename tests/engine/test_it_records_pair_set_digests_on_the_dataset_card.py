@@ -1,5 +1,6 @@
 """`manage.py evaluate`: the first run on a dataset version builds and stores its T4 pair sets and writes
-their digests on the dataset; a run of another model reads them and builds none."""
+their digests on the dataset; a run of another model reads them (and their dev calibration folds) and builds
+none."""
 
 import pytest
 from django.core.management import call_command
@@ -18,11 +19,12 @@ def test_a_second_model_reads_the_stored_pair_sets_whose_digests_are_on_the_card
     call_command("evaluate", "--model", "bm25", "--dataset", dataset.slug, "--tasks", "t4")
     store = pairs.current_store()
     assert store is not None and store.root == settings.PAIR_SET_DIR
-    assert store.stats.built == 2 and store.stats.loaded == 0
+    # Two languages: a pair set and its dev calibration folds each.
+    assert store.stats.built == 4 and store.stats.loaded == 0
     spent = store.stats.build_seconds
 
     call_command("evaluate", "--model", "tfidf-char", "--dataset", dataset.slug, "--tasks", "t4")
-    assert store.stats.built == 2 and store.stats.loaded == 2
+    assert store.stats.built == 4 and store.stats.loaded == 4
     assert store.stats.build_seconds == spent
 
     first, second = Run.objects.order_by("pk")
