@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
-from typing import IO
+from typing import IO, NoReturn
 
 import httpx2
 import psycopg
@@ -230,13 +230,33 @@ def _with_lost_attempts_closed(run: Run) -> RunLifecycle:
     return run.life.with_open_attempts_closed(LOST, now, run.progress, run.stage_detail)
 
 
+def _give_back_claim(run_id: int, token: str, exc: Exception) -> NoReturn:
+    """Put a run this task has just claimed back in the queue after a transient failure, and retry.
+
+    The claim is an update that commits on its own, so the connection can drop after it and before the
+    attempt is recorded. Left in place, that claim would make the retried task find the run claimed and
+    fresh and skip it, and the run would wait for the sweeper (RUN_STALL_SECONDS) instead of seconds.
+    Should the database still be away, this raises too and the sweeper remains the way back.
+    """
+    reconnect_if_dropped()
+    reason = f"{type(exc).__name__}: {exc}"
+    run = Run.objects.filter(pk=run_id, worker=token).first()
+    if run is not None:
+        run.release_as(token, message=f"Retrying after {reason}."[:500])
+        logger.warning("Run %s: gave its claim back after %s", run_id, reason)
+    raise RetryLater(reason) from exc
+
+
 # Pre-flight ------------------------------------------------------------------------------------
 
 
 def run_preflight(run_id: int, *, worker: str = "", echo: ProgressCallback | None = None) -> str:
     """Check a queued run's model without loading its weights; on success the run waits for evaluation."""
     token = claim_token(worker)
-    run = Run.objects.claim_for_preflight(run_id, token)
+    try:
+        run = Run.objects.claim_for_preflight(run_id, token)
+    except TRANSIENT_ERRORS as exc:
+        _give_back_claim(run_id, token, exc)
     if run is None:
         logger.info("Run %s is not waiting for pre-flight checks; nothing to do.", run_id)
         return SKIPPED
@@ -376,7 +396,10 @@ def run_evaluation(
     """Evaluate a checked run with the engine, resuming from the embedding cache after a lost worker."""
     token = claim_token(worker)
     stale_before = timezone.now() - timedelta(seconds=settings.RUN_STALL_SECONDS)
-    run = Run.objects.claim_for_evaluation(run_id, token, stale_before)
+    try:
+        run = Run.objects.claim_for_evaluation(run_id, token, stale_before)
+    except TRANSIENT_ERRORS as exc:
+        _give_back_claim(run_id, token, exc)
     if run is None:
         logger.info("Run %s is not waiting for evaluation; nothing to do.", run_id)
         return SKIPPED
@@ -392,7 +415,11 @@ def run_evaluation(
     life = _with_lost_attempts_closed(run).with_attempt(attempt)
     reporter = ProgressReporter(run, token, echo=echo)
     reporter.log(f"Evaluation attempt {attempt.number} started on {token} (batch size {batch_size or 'automatic'})")
-    if not run.write_as(token, lifecycle=life.to_dict(), log_tail=reporter.tail.text()):
+    try:
+        written = run.write_as(token, lifecycle=life.to_dict(), log_tail=reporter.tail.text())
+    except TRANSIENT_ERRORS as exc:
+        _give_back_claim(run_id, token, exc)
+    if not written:
         return LOST
 
     def close(outcome: str, **facts: object) -> RunLifecycle:
