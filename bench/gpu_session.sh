@@ -83,13 +83,16 @@ if step scoring; then
 echo "== everything after encoding, $SCORING_ITEMS items"
 # With a profile of the scoring stage (its top entries end the log): on the H100 the cross-lingual
 # pairs took 0.63 s each at 50,000 × 50,000, and where that goes has not been measured. The profile is
-# written when the stage ends: give SCORING_S room for all of it, or fewer SCORING_ITEMS.
+# written when the stage ends, or when --stop-after ends it 45 s before SCORING_S (room for the tables) (with the seconds of
+# the tasks so far and the one it stopped in).
 # SCORING_PRECISIONS runs it once per score-block precision ("float16 float32" compares the default
-# with plain float32 blocks; only the first is profiled).
+# with plain float32 blocks; only the first is profiled). SCORING_FLAGS adds flags, e.g.
+# "--classifiers-from-the-start" (T4's fits beside retrieval instead of after it).
 profiled=(--profile "$OUT/scoring_${CARD}.prof")
 for precision in ${SCORING_PRECISIONS:-float16}; do
   timeout "$SCORING_S" python3 bench/scoring_scale.py --items "$SCORING_ITEMS" --languages "$SCORING_LANGUAGES" --device cuda \
     --score-precision "$precision" --json "$OUT/scoring_${CARD}_${precision}.json" "${profiled[@]}" \
+    --stop-after $((SCORING_S - 45)) ${SCORING_FLAGS:-} \
     >"$OUT/scoring_$precision.log" 2>&1
   echo "exit $? ($precision)"; grep -vE "Token indices|Loading weights" "$OUT/scoring_$precision.log" | grep -E "^  t|after_enc" | head -12
   profiled=()

@@ -22,10 +22,13 @@ over each block may cost more than the float16 product saves.
 
 from __future__ import annotations
 
+import _thread
 import argparse
 import json
+import os
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -118,6 +121,19 @@ def main() -> None:
         help="the full-pool score blocks' precision (the device's default: float16 re-scored near ties on "
         "an accelerator, float64 on a CPU)",
     )
+    parser.add_argument(
+        "--classifiers-from-the-start",
+        action="store_true",
+        help="start T4's per-language fits with the first task's units, beside retrieval (runner.evaluate)",
+    )
+    parser.add_argument(
+        "--stop-after",
+        type=float,
+        default=None,
+        help="stop the scoring this many seconds after the start and still report: the tasks' seconds so far (the "
+        "running one marked as stopped), the profile, the JSON without figures (a device call's time limit "
+        "otherwise ends it with nothing written)",
+    )
     arguments = parser.parse_args()
 
     from transformers import AutoTokenizer
@@ -150,15 +166,62 @@ def main() -> None:
             score_precision=arguments.score_precision,
         )
         scoring_started = time.perf_counter()
-        with Profiled(arguments.profile, arguments.device.startswith("cuda")) as profiled:
-            result = evaluate(corpus, backend, seed=SEED, n_resamples=arguments.resamples, progress=progress)
+        # Counted from the start of the process's work (the corpus and vectors included), as a time limit is.
+        timer = (
+            threading.Timer(max(1.0, arguments.stop_after - (time.perf_counter() - started)), _thread.interrupt_main)
+            if arguments.stop_after
+            else None
+        )
+        stopped = False
+        try:
+            with Profiled(arguments.profile, arguments.device.startswith("cuda")) as profiled:
+                if timer is not None:
+                    timer.start()
+                result = evaluate(
+                    corpus,
+                    backend,
+                    seed=SEED,
+                    n_resamples=arguments.resamples,
+                    progress=progress,
+                    classifiers_from_the_start=arguments.classifiers_from_the_start,
+                )
+        except KeyboardInterrupt:
+            if timer is None or timer.is_alive():
+                raise
+            stopped = True
+        finally:
+            if timer is not None:
+                timer.cancel()
         if last["task"]:
             seconds_by_task[last["task"]] = seconds_by_task.get(last["task"], 0.0) + time.perf_counter() - last["at"]
-            print(f"  {last['task']}: {seconds_by_task[last['task']]:.1f} s (with the summaries)", flush=True)
+            ending = "stopped" if stopped else "with the summaries"
+            print(f"  {last['task']}: {seconds_by_task[last['task']]:.1f} s ({ending})", flush=True)
         wall = time.perf_counter() - scoring_started
         store = pairs.current_store()
         artefact_seconds = store.stats.build_seconds if store else 0.0
         pairs.use_store(None)
+
+    if stopped:
+        report = {
+            "items": arguments.items,
+            "languages": arguments.languages,
+            "device": arguments.device,
+            "score_precision": backend.score_precision,
+            "classifiers_from_the_start": arguments.classifiers_from_the_start,
+            "gpu": torch.cuda.get_device_name(0) if arguments.device.startswith("cuda") else None,
+            "stopped_after_seconds": round(wall, 3),
+            "stopped_in": last["task"],
+            "seconds_by_task": {task: round(seconds, 3) for task, seconds in seconds_by_task.items()},
+            "peak_host_rss_bytes": peak_rss_bytes(),
+        }
+        print(json.dumps(report, indent=2))
+        if arguments.json:
+            arguments.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        profiled.report()
+        sys.stdout.flush()
+        # Work submitted ahead (T4's fits) may still be running in its threads: the process ends now
+        # instead of waiting for work nobody will read.
+        os._exit(0)
 
     timings = result.manifest.timings
     report = {
@@ -166,6 +229,7 @@ def main() -> None:
         "languages": arguments.languages,
         "device": arguments.device,
         "score_precision": backend.score_precision,
+        "classifiers_from_the_start": arguments.classifiers_from_the_start,
         "gpu": torch.cuda.get_device_name(0) if arguments.device.startswith("cuda") else None,
         "after_encoding_seconds": round(wall - timings["encode"], 3),
         "encode_stage_seconds": round(timings["encode"], 3),

@@ -83,6 +83,8 @@ class Context:
     length_cache: dict[str, np.ndarray] = field(default_factory=dict)
     # Per task, the classifier fits submitted ahead of their units (PairClassification), by language.
     fitted_ahead: dict[str, dict[str, Future[Any]]] = field(default_factory=dict)
+    # Whether those fits start with the run's first unit instead of the task's (runner.evaluate).
+    classifiers_from_the_start: bool = False
 
     def advance(self, detail: str, within: float = 1.0) -> None:
         try:
@@ -160,6 +162,9 @@ class UnitMethod:
 
     def score(self, spec: TaskSpec, context: Context, source: str, target: str | None) -> Unit:
         raise NotImplementedError
+
+    def start_ahead(self, spec: TaskSpec, context: Context) -> None:
+        """Start, before the run's first unit, work that can run beside the other tasks (none by default)."""
 
     def details(self, spec: TaskSpec, context: Context, units: list[Unit]) -> TaskDetails | None:
         """The task's block of run details, of the type `details_type`, if the method has one."""
@@ -345,6 +350,16 @@ class PairClassification(UnitMethod):
             "pairs": {split: int(pairs.split_mask(split).sum()) for split in SPLITS},
         }
         return unit
+
+    def start_ahead(self, spec: TaskSpec, context: Context) -> None:
+        """With `classifiers_from_the_start`, submit every language's fit before the first task's units.
+
+        On an accelerator retrieval leaves the host's cores mostly idle, and T4's host work (pair
+        features, the scaler, the calibration folds and the bootstrap) can run beside it; on a CPU the
+        fits would take retrieval's cores. The figures are those of fitting at T4 either way.
+        """
+        if context.classifiers_from_the_start:
+            self._fitted_ahead(spec, context)
 
     def _fitted_ahead(self, spec: TaskSpec, context: Context) -> dict[str, Future[tuple[PairSet, ClassifierOutput]]]:
         """Every language's classifier of the task, submitted at its first unit to a few threads.

@@ -82,3 +82,26 @@ def test_a_run_stopped_during_t4_leaves_no_fit_to_run_after_it(corpus, tmp_path,
         assert time.monotonic() < deadline, "the classifier threads did not end"
         time.sleep(0.05)
     assert 1 <= len(fitted) <= 2, fitted
+
+
+def test_fits_started_with_the_first_task_give_the_figures_of_fits_started_at_t4(corpus, tmp_path, monkeypatch):
+    tiny = build_tiny_model(tmp_path / "tiny", list(corpus.languages["hin"].personas[:20]))
+    monkeypatch.setattr(units.os, "cpu_count", lambda: 16)
+    submitted_at_step: list[int] = []
+    fitted_ahead = units.PairClassification._fitted_ahead
+
+    def recording_submission(self, spec, context):
+        if spec.id not in context.fitted_ahead:
+            submitted_at_step.append(context.step)
+        return fitted_ahead(self, spec, context)
+
+    monkeypatch.setattr(units.PairClassification, "_fitted_ahead", recording_submission)
+    loaded = load_backend(str(tiny), cache_root=tmp_path / "cache", device="cpu")
+    at_t4 = evaluate(corpus, loaded.backend, tasks=["t1", "t4"], seed=1, n_resamples=50)
+    from_the_start = evaluate(
+        corpus, loaded.backend, tasks=["t1", "t4"], seed=1, n_resamples=50, classifiers_from_the_start=True
+    )
+    # Three T1 units come first: submitted at T4's first unit, then before any unit.
+    assert submitted_at_step == [3, 0]
+    assert [asdict(row) for row in from_the_start.scores] == [asdict(row) for row in at_t4.scores]
+    assert from_the_start.details.to_dict()["t4"] == at_t4.details.to_dict()["t4"]
