@@ -28,22 +28,47 @@ SHORTEST_STEP = 2.0**-30
 
 
 class NewtonLogisticRegression:
-    """Binary L2-regularised logistic regression on already standardised float64 features."""
+    """Binary L2-regularised logistic regression on standardised float64 features, all on one device.
+
+    `fit` standardises the training features as scikit-learn's StandardScaler does (the mean and the
+    population standard deviation of each feature, a feature indistinguishable from a constant one
+    left unscaled) and solves on the device; `decision_function` standardises its input with the
+    training statistics and returns the logits on the host. At full size the scaler alone took 1.7 s
+    a language on the host (two cores).
+    """
 
     def __init__(self, *, C: float = 1.0, tol: float = 1e-10, max_iter: int = 200, device: str = "cpu") -> None:
         self.C, self.tol, self.max_iter, self.device = C, tol, max_iter, device
         self.coef_ = np.zeros(0)
         self.intercept_ = 0.0
         self.n_iter_ = 0
+        self._weights: torch.Tensor | None = None
+        self._mean: torch.Tensor | None = None
+        self._scale: torch.Tensor | None = None
+
+    def _on_device(self, x: np.ndarray) -> torch.Tensor:
+        return torch.as_tensor(np.asarray(x, dtype=np.float64)).to(self.device)
+
+    def _standardised(self, features: torch.Tensor) -> torch.Tensor:
+        assert self._mean is not None and self._scale is not None
+        return (features - self._mean) / self._scale
 
     def fit(self, x: np.ndarray, y: np.ndarray) -> NewtonLogisticRegression:
-        features = torch.as_tensor(np.asarray(x, dtype=np.float64), device=self.device)
+        features = self._on_device(x)
         n, d = features.shape
+        # StandardScaler's statistics: two passes, and its test for a feature that only rounding
+        # tells from a constant (Chan, Golub and LeVeque's bound on the two-pass variance's error).
+        self._mean = features.mean(dim=0)
+        variance = ((features - self._mean) ** 2).mean(dim=0)
+        eps = torch.finfo(torch.float64).eps
+        constant = variance <= n * eps * variance + (n * self._mean * eps) ** 2
+        self._scale = torch.where(constant, torch.ones_like(variance), variance.sqrt())
         # The intercept is a last column of ones, so one product gives the logits.
-        design = torch.cat([features, torch.ones((n, 1), dtype=torch.float64, device=self.device)], dim=1)
+        ones = torch.ones((n, 1), dtype=torch.float64, device=features.device)
+        design = torch.cat([self._standardised(features), ones], dim=1)
         del features
-        target = torch.as_tensor(np.asarray(y, dtype=np.float64), device=self.device)
-        penalty = torch.full((d + 1,), 1.0 / self.C, dtype=torch.float64, device=self.device)
+        target = self._on_device(y)
+        penalty = torch.full((d + 1,), 1.0 / self.C, dtype=torch.float64, device=design.device)
         penalty[-1] = 0.0
 
         def objective(weights: torch.Tensor) -> float:
@@ -52,7 +77,7 @@ class NewtonLogisticRegression:
             loss = (torch.nn.functional.softplus(logits) - target * logits).sum()
             return float(loss + 0.5 * (penalty * weights * weights).sum())
 
-        weights = torch.zeros(d + 1, dtype=torch.float64, device=self.device)
+        weights = torch.zeros(d + 1, dtype=torch.float64, device=design.device)
         value = objective(weights)
         for iteration in range(self.max_iter):
             probabilities = torch.sigmoid(design @ weights)
@@ -79,11 +104,15 @@ class NewtonLogisticRegression:
             weights, value = candidate, candidate_value
         else:
             self.n_iter_ = self.max_iter
+        self._weights = weights
         solved = weights.cpu().numpy()
+        # In the scaled feature space, as scikit-learn's LogisticRegression after its StandardScaler.
         self.coef_, self.intercept_ = solved[:-1], float(solved[-1])
         return self
 
     def decision_function(self, x: np.ndarray) -> np.ndarray:
-        """The logits, computed on the host as scikit-learn computes them (x @ coef + intercept)."""
-        logits: np.ndarray = np.asarray(x, dtype=np.float64) @ self.coef_ + self.intercept_
-        return logits
+        """The logits of raw (unstandardised) features, computed on the device, returned on the host."""
+        assert self._weights is not None
+        logits = self._standardised(self._on_device(x)) @ self._weights[:-1] + self._weights[-1]
+        result: np.ndarray = logits.cpu().numpy()
+        return result

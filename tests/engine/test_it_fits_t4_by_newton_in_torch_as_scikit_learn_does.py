@@ -24,15 +24,18 @@ from tests.engine.synthetic_pairs import synthetic_pair_features
 
 
 @pytest.mark.parametrize("noise", [0.05, 0.6, 3.0])
-def test_the_torch_newton_fit_gives_scikit_learns_probabilities(noise):
+@pytest.mark.parametrize("constant_columns", [False, True])
+def test_the_torch_newton_fit_gives_scikit_learns_probabilities(noise, constant_columns):
     features, pairs = synthetic_pair_features(1500, noise)
+    if constant_columns:
+        # A feature that is zero everywhere and one that is constant up to rounding: StandardScaler leaves
+        # both unscaled, and so must the device's standardisation.
+        nearly_constant = np.where(np.arange(len(features)) % 7 == 0, np.nextafter(0.1, 1.0), 0.1)
+        features = np.hstack([features, np.zeros((len(features), 1)), nearly_constant[:, None]])
     train, test = pairs.split_mask("train"), pairs.split_mask("test")
     reference = make_pipeline(StandardScaler(), logistic_regression(0)).fit(features[train], pairs.labels[train])
-    scaler = StandardScaler().fit(features[train])
-    head = NewtonLogisticRegression(C=1.0, tol=1e-10, device="cpu").fit(
-        scaler.transform(features[train]), pairs.labels[train]
-    )
-    ours = expit(head.decision_function(scaler.transform(features[test])))
+    head = NewtonLogisticRegression(C=1.0, tol=1e-10, device="cpu").fit(features[train], pairs.labels[train])
+    ours = expit(head.decision_function(features[test]))
     theirs = reference.predict_proba(features[test])[:, 1]
     print(f"noise {noise}: {head.n_iter_} Newton steps, largest probability gap {np.abs(ours - theirs).max():.1e}")
     assert head.n_iter_ >= 2
