@@ -24,7 +24,7 @@ def synthetic_pair_features(
     personas, instructions = texts(), texts()
     pairs = build_pair_set(
         "hin",
-        np.array([f"item-{k:05d}" for k in range(items)]),
+        np.arange(items, dtype=np.int64),
         [f"instruction {k}" for k in range(items)],
         seed=seed,
         content_hash=f"synthetic-{items}-{seed}",
