@@ -201,54 +201,42 @@ def main() -> None:
         artefact_seconds = store.stats.build_seconds if store else 0.0
         pairs.use_store(None)
 
-    if stopped:
-        report = {
-            "items": arguments.items,
-            "languages": arguments.languages,
-            "device": arguments.device,
-            "score_precision": backend.score_precision,
-            "classifiers_from_the_start": arguments.classifiers_from_the_start,
-            "gpu": torch.cuda.get_device_name(0) if arguments.device.startswith("cuda") else None,
-            "stopped_after_seconds": round(wall, 3),
-            "stopped_in": last["task"],
-            "seconds_by_task": {task: round(seconds, 3) for task, seconds in seconds_by_task.items()},
-            "peak_host_rss_bytes": peak_rss_bytes(),
-        }
-        print(json.dumps(report, indent=2))
-        if arguments.json:
-            arguments.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-        profiled.report()
-        sys.stdout.flush()
-        # Work submitted ahead (T4's fits) may still be running in its threads: the process ends now
-        # instead of waiting for work nobody will read.
-        os._exit(0)
-
-    timings = result.manifest.timings
-    report = {
+    report: dict[str, object] = {
         "items": arguments.items,
         "languages": arguments.languages,
         "device": arguments.device,
         "score_precision": backend.score_precision,
         "classifiers_from_the_start": arguments.classifiers_from_the_start,
         "gpu": torch.cuda.get_device_name(0) if arguments.device.startswith("cuda") else None,
-        "after_encoding_seconds": round(wall - timings["encode"], 3),
-        "encode_stage_seconds": round(timings["encode"], 3),
-        # Pair sets, T5's pools and T4's calibration folds: built by a version's first run and read by
-        # every later one (pairs.PairSetStore). Summed over the threads that built them, so part of it
-        # may have overlapped other work.
-        "dataset_artefacts_built_seconds": round(artefact_seconds, 3),
-        "seconds_by_task": {task: round(seconds, 3) for task, seconds in seconds_by_task.items()},
-        "peak_host_rss_bytes": peak_rss_bytes(),
+    }
+    if stopped:
+        report.update(stopped_after_seconds=round(wall, 3), stopped_in=last["task"])
+    else:
+        timings = result.manifest.timings
+        report.update(
+            after_encoding_seconds=round(wall - timings["encode"], 3), encode_stage_seconds=round(timings["encode"], 3)
+        )
+    # Pair sets, T5's pools and T4's calibration folds: built by a version's first run and read by every
+    # later one (pairs.PairSetStore). Summed over the threads that built them, so part of it may have
+    # overlapped other work.
+    report["dataset_artefacts_built_seconds"] = round(artefact_seconds, 3)
+    report["seconds_by_task"] = {task: round(seconds, 3) for task, seconds in seconds_by_task.items()}
+    report["peak_host_rss_bytes"] = peak_rss_bytes()
+    if not stopped:
         # Every figure, so that two runs (e.g. two score precisions) can be compared figure by figure.
-        "figures": {
+        report["figures"] = {
             "/".join([row.task, row.source, row.target or "", row.metric]): [row.value, row.ci_low, row.ci_high]
             for row in result.scores
-        },
-    }
+        }
     print(json.dumps({key: value for key, value in report.items() if key != "figures"}, indent=2))
     if arguments.json:
         arguments.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     profiled.report()
+    if stopped:
+        sys.stdout.flush()
+        # Work submitted ahead (T4's fits) may still be running in its threads: the process ends now
+        # instead of waiting for work nobody will read.
+        os._exit(0)
 
 
 if __name__ == "__main__":
