@@ -375,6 +375,11 @@ def main() -> None:
         help="the full-pool score blocks' precision (the device's default unless given)",
     )
     parser.add_argument(
+        "--classifiers-from-the-start",
+        action="store_true",
+        help="start T4's per-language fits with the first task's units, beside retrieval (runner.evaluate)",
+    )
+    parser.add_argument(
         "--encode-only",
         action="store_true",
         help="stop after encoding (the engine's encode rate against the floor; bench/scoring_scale.py times the rest)",
@@ -470,6 +475,7 @@ def main() -> None:
                     n_resamples=arguments.resamples,
                     progress=progress,
                     timings=loaded.timings,
+                    classifiers_from_the_start=arguments.classifiers_from_the_start,
                 )
             wall_seconds = time.perf_counter() - wall - floor_seconds
             profiled.report()
@@ -489,6 +495,7 @@ def main() -> None:
         "items": arguments.items,
         "languages": len(corpus.languages),
         "texts_encoded": result.manifest.texts_encoded,
+        "classifiers_from_the_start": arguments.classifiers_from_the_start,
         "wall_seconds": wall_seconds,
         "stages": {stage: round(seconds, 3) for stage, seconds in stages.items()},
         "after_encoding_seconds": round(
