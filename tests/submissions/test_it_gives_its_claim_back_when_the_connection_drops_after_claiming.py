@@ -19,6 +19,7 @@ from evaluation.models import Run
 from evaluation.submissions import Submission, submit
 from evaluation.worker import DONE, PASSED, RetryLater, run_evaluation, run_preflight
 from tests.people import make_admin
+from tests.submissions.data import drain_queue
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -27,6 +28,15 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def on_postgres():
     if connection.vendor != "postgresql":
         pytest.skip("terminates its connection with pg_terminate_backend: PostgreSQL only (DATABASE_URL)")
+
+
+@pytest.fixture(autouse=True)
+def no_task_left_on_the_broker():
+    """The submissions commit (the test needs real transactions to lose a connection), so their
+    pre-flight tasks reach the real broker; left there, they would be another test's messages."""
+    yield
+    for queue in ("preflight", "gpu"):
+        drain_queue(queue)
 
 
 def terminate_the_connection() -> None:
@@ -50,6 +60,7 @@ def then_terminated(claim: Callable[..., Run | None]) -> Callable[..., Run | Non
 
 def test_an_evaluation_claim_is_given_back_and_the_retry_finishes_the_run(dataset, tiny_model, monkeypatch):
     run = submit(make_admin(), Submission(model=str(tiny_model)))
+    assert drain_queue("preflight") == [("evaluation.preflight_run", [run.pk])]
     assert run_preflight(run.pk) == PASSED
     monkeypatch.setattr(Run.objects, "claim_for_evaluation", then_terminated(Run.objects.claim_for_evaluation))
 
@@ -67,6 +78,7 @@ def test_an_evaluation_claim_is_given_back_and_the_retry_finishes_the_run(datase
 
 def test_a_preflight_claim_is_given_back_and_the_retry_passes(dataset, tiny_model, monkeypatch):
     run = submit(make_admin(), Submission(model=str(tiny_model)))
+    assert drain_queue("preflight") == [("evaluation.preflight_run", [run.pk])]
     monkeypatch.setattr(Run.objects, "claim_for_preflight", then_terminated(Run.objects.claim_for_preflight))
 
     with pytest.raises(RetryLater, match="terminating connection"):
