@@ -83,8 +83,8 @@ if step scoring; then
 echo "== everything after encoding, $SCORING_ITEMS items"
 # With a profile of the scoring stage (its top entries end the log): on the H100 the cross-lingual
 # pairs took 0.63 s each at 50,000 × 50,000, and where that goes has not been measured. The profile is
-# written when the stage ends, or when --stop-after ends it 45 s before SCORING_S (room for the tables) (with the seconds of
-# the tasks so far and the one it stopped in).
+# written when the stage ends, or when --stop-after ends the run 45 s before SCORING_S (room for the
+# tables), with the seconds of the tasks so far and of the one it stopped in.
 # SCORING_PRECISIONS runs it once per score-block precision ("float16 float32" compares the default
 # with plain float32 blocks; only the first is profiled). SCORING_FLAGS adds flags, e.g.
 # "--classifiers-from-the-start" (T4's fits beside retrieval instead of after it).

@@ -82,8 +82,8 @@ def classifier_logits(
 
     On a CPU the fit is scikit-learn's; on an accelerator the same standardisation and Newton solve run
     in float64 on the device (logistic.py), which at full size is the difference between minutes and
-    seconds. Should the
-    device run out of memory, the CPU fit takes over: the figures agree to ~1e-9 either way.
+    seconds. Should the device run out of memory, the CPU fit takes over: the figures agree to ~1e-9
+    either way.
     """
     if torch.device(device).type != "cpu":
         try:
@@ -204,8 +204,8 @@ def evaluate_pair_set(
 ) -> ClassifierOutput:
     """Fit on the pair set's train split, calibrate on dev, report on test (bootstrap over test items).
 
-    `dev_folds`: the dev split's calibration folds when stored (pair_set_dev_folds); `device`: where the
-    classifier is fitted (classifier_logits)."""
+    `dev_folds`: the dev split's calibration folds when stored (dev_calibration_folds); `device`: where
+    the classifier is fitted (classifier_logits)."""
     masks = {split: pairs.split_mask(split) for split in SPLITS}
     return evaluate_classifier(
         features[masks["train"]],

@@ -354,9 +354,10 @@ class PairClassification(UnitMethod):
     def start_ahead(self, spec: TaskSpec, context: Context) -> None:
         """With `classifiers_from_the_start`, submit every language's fit before the first task's units.
 
-        On an accelerator retrieval leaves the host's cores mostly idle, and T4's host work (pair
-        features, the scaler, the calibration folds and the bootstrap) can run beside it; on a CPU the
-        fits would take retrieval's cores. The figures are those of fitting at T4 either way.
+        Meant for an accelerator's host, whose cores retrieval may leave idle, so that T4's host work
+        (pair features, calibration folds, the bootstrap) runs beside it; on a CPU the fits would take
+        retrieval's cores. Off by default until measured on a GPU machine. The figures are those of
+        fitting at T4 either way (tested).
         """
         if context.classifiers_from_the_start:
             self._fitted_ahead(spec, context)
@@ -425,7 +426,8 @@ class PairClassification(UnitMethod):
         return {
             "splits": dict(zip(SPLITS, (0.6, 0.2, 0.2), strict=True)),
             "classifier": "StandardScaler + LogisticRegression(C=1.0, Newton, gradient tolerance 1e-10) on "
-            "float64 features, fitted on train",
+            "float64 features, fitted on train (scikit-learn on a CPU; the same solve in torch on an "
+            "accelerator)",
             "calibration": "histogram binning (15 bins) and temperature scaling fitted on dev; histogram binning "
             "replaces temperature scaling only when its 5-fold cross-validated dev ECE is lower by more than "
             "0.005; reported on test",
