@@ -426,8 +426,7 @@ class PairClassification(UnitMethod):
         return {
             "splits": dict(zip(SPLITS, (0.6, 0.2, 0.2), strict=True)),
             "classifier": "StandardScaler + LogisticRegression(C=1.0, Newton, gradient tolerance 1e-10) on "
-            "float64 features, fitted on train (scikit-learn on a CPU; the same solve in torch on an "
-            "accelerator)",
+            "float64 features, fitted on train",
             "calibration": "histogram binning (15 bins) and temperature scaling fitted on dev; histogram binning "
             "replaces temperature scaling only when its 5-fold cross-validated dev ECE is lower by more than "
             "0.005; reported on test",
