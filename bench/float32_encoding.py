@@ -42,27 +42,26 @@ import torch  # noqa: E402
 
 from evaluation.engine.backends import DenseBackend  # noqa: E402
 from evaluation.engine.cache import EmbeddingCache  # noqa: E402
-from evaluation.engine.encoders import SentenceTransformerEncoder, resolve_model  # noqa: E402
+from evaluation.engine.encoders import ResolvedModel, SentenceTransformerEncoder, resolve_model  # noqa: E402
 from evaluation.engine.pipeline import CPU_TOKEN_BUDGET  # noqa: E402
 from evaluation.engine.runner import evaluate, unique_texts  # noqa: E402
 from tests.engine.reference_outputs import RESAMPLES, SEED, load, model_name, rank_figures, validation_corpus  # noqa: E402
+from tests.fakes.models import minilm_path  # noqa: E402
 
 TOLERANCE = 1e-6
 
 
-def float32_encoder(name: str) -> SentenceTransformerEncoder:
+def float32_encoder(resolved: ResolvedModel) -> SentenceTransformerEncoder:
     """The model in float32 with the engine's token-budget batches (a float32 model on a CPU would
     otherwise take sentence-transformers' fixed batches)."""
-    return SentenceTransformerEncoder.load(
-        resolve_model(name), device="cpu", precision="float32", token_budget=CPU_TOKEN_BUDGET
-    )
+    return SentenceTransformerEncoder.load(resolved, device="cpu", precision="float32", token_budget=CPU_TOKEN_BUDGET)
 
 
 def against_the_recording(which: str, corpus, folder: Path) -> dict:
     """The engine's outputs with float32 encoding, compared with the recorded (float64) ones."""
     name = model_name(which, folder, corpus)
-    encoder = float32_encoder(name)
     resolved = resolve_model(name)
+    encoder = float32_encoder(resolved)
     backend = DenseBackend(
         encoder, EmbeddingCache(folder / "cache", name, resolved.commit, "float32"), resolved=resolved
     )
@@ -79,6 +78,10 @@ def against_the_recording(which: str, corpus, folder: Path) -> dict:
     actual = {
         (row.task, row.source, row.target, row.metric): (row.value, row.ci_low, row.ci_high) for row in result.scores
     }
+    missing = {tuple(row[:4]) for row in expected["scores"]} - set(actual)
+    if missing:
+        example = sorted(missing, key=str)[0]
+        raise SystemExit(f"{which}: the run gave no row for {len(missing)} recorded figures, e.g. {example}")
     gaps = []
     for row in expected["scores"]:
         key, recorded = tuple(row[:4]), np.array(row[4:], dtype=float)
@@ -108,9 +111,9 @@ def against_the_recording(which: str, corpus, folder: Path) -> dict:
 
 def timings(corpus) -> dict:
     """One process: float64 (the engine's), float32 with the same batches, sentence-transformers' float32."""
-    name = model_name("minilm", Path(tempfile.mkdtemp()), corpus)
-    exact = SentenceTransformerEncoder.load(resolve_model(name), device="cpu")
-    single = float32_encoder(name)
+    resolved = resolve_model(str(minilm_path()))
+    exact = SentenceTransformerEncoder.load(resolved, device="cpu")
+    single = float32_encoder(resolved)
     texts = unique_texts(corpus, exact.prefixed)
     for encoder in (exact, single):
         encoder.encode_prefixed(texts[:32])  # start-up paid before any clock runs
