@@ -24,6 +24,7 @@ ENCODE_S=${ENCODE_S:-80} ENCODE_ITEMS=${ENCODE_ITEMS:-20000} SCORING_S=${SCORING
 VARIANT_FLAGS=${VARIANT_FLAGS:---graphs}
 PROFILE_S=${PROFILE_S:-200} PROFILE_ITEMS=${PROFILE_ITEMS:-20000}
 ENCODES_S=${ENCODES_S:-60} ENCODES_ITEMS=${ENCODES_ITEMS:-10000} TEST_FILES=${TEST_FILES:-tests/gpu}
+# MINILM_FLAGS adds flags to the MiniLM step, e.g. "--score-precision float32 --classifiers-from-the-start".
 # The steps to run (a second, shorter call may run only some of them).
 STEPS=${STEPS:-"tests minilm variants random"}
 step() { [[ " $STEPS " == *" $1 "* ]]; }
@@ -43,7 +44,7 @@ step tests && echo "== gpu tests" && timeout "$TESTS_S" python3 -m pytest --noco
 if step minilm; then
 echo "== all-MiniLM-L6-v2, $MINILM_ITEMS items"
 timeout "$MINILM_S" python3 bench/full_scale.py --items "$MINILM_ITEMS" --languages 12 --device cuda --floor-share 0.1 \
-  --json "$OUT/full_scale_minilm_${CARD}.json" >"$OUT/minilm.log" 2>&1
+  ${MINILM_FLAGS:-} --json "$OUT/full_scale_minilm_${CARD}.json" >"$OUT/minilm.log" 2>&1
 echo "exit $?"; grep -E "^\[|ratio|corpus|floor|tokeniser" "$OUT/minilm.log" | tail -30
 fi
 

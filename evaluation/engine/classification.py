@@ -226,10 +226,10 @@ def evaluate_pair_set(
 def dev_calibration_folds(pairs: PairSet, *, seed: int, content_hash: str) -> np.ndarray:
     """The calibration folds of the pair set's dev split (choose_calibrator), kept in the pair-set store.
 
-    They depend on the pair set and the seed alone, not on the model, and scikit-learn's
-    StratifiedGroupKFold assigns them one item at a time in Python: 4.5 s a language at 50,000 items
-    on one core, under Python's lock, so that twelve languages' classifiers could not overlap it. They
-    are computed once per pair set, as the pair set is, and read by every later run of the version.
+    They depend on the pair set and the seed alone, not on the model, and are assigned one item at a
+    time in Python (calibration.calibration_folds), under Python's lock, so that twelve languages'
+    classifiers could not overlap it. They are computed once per pair set, as the pair set is, and
+    read by every later run of the version (fit_predict hands them to choose_calibrator).
     """
     dev = pairs.split_mask("dev")
     key = hashlib.sha256(f"t4-dev-folds\0{PAIR_SET_FORMAT}\0{pairs.digest()}\0{seed}".encode()).hexdigest()
