@@ -88,8 +88,10 @@ echo "== everything after encoding, $SCORING_ITEMS items"
 # tables), with the seconds of the tasks so far and of the one it stopped in.
 # SCORING_PRECISIONS runs it once per score-block precision ("float16 float32" compares the default
 # with plain float32 blocks; only the first is profiled). SCORING_FLAGS adds flags, e.g.
-# "--classifiers-from-the-start" (T4's fits beside retrieval instead of after it).
+# "--classifiers-from-the-start" (T4's fits beside retrieval instead of after it). SCORING_PROFILE=0
+# runs it without cProfile (which slows the Python-bound parts).
 profiled=(--profile "$OUT/scoring_${CARD}.prof")
+[[ ${SCORING_PROFILE:-1} == 0 ]] && profiled=()
 for precision in ${SCORING_PRECISIONS:-float16}; do
   timeout "$SCORING_S" python3 bench/scoring_scale.py --items "$SCORING_ITEMS" --languages "$SCORING_LANGUAGES" --device cuda \
     --score-precision "$precision" --json "$OUT/scoring_${CARD}_${precision}.json" "${profiled[@]}" \

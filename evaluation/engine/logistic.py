@@ -18,6 +18,8 @@ test_it_fits_t4_by_newton_in_torch_as_scikit_learn_does.py runs both on a CPU: w
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import torch
 
@@ -25,6 +27,28 @@ import torch
 SUFFICIENT_DECREASE = 1e-4
 # The shortest step the line search tries before it accepts what it has.
 SHORTEST_STEP = 2.0**-30
+
+
+_LINEAR_ALGEBRA_READY: set[torch.device] = set()
+_LINEAR_ALGEBRA_LOCK = threading.Lock()
+
+
+def _ready_linear_algebra(device: torch.device) -> None:
+    """Load torch.linalg's solver library for `device` once, from one thread at a time.
+
+    On CUDA, torch loads its solver library (cuSOLVER/MAGMA) lazily on the first linear-algebra call
+    of the process, and that loading is not thread-safe: T4 fits its languages on a thread pool, and
+    on an H200 the first fits of four languages at once failed with "lazy wrapper should be called
+    at most once" (pytorch/pytorch#90613). A 1 × 1 Cholesky factorisation under a lock loads it
+    before any fit's own; after that, concurrent calls are safe.
+    """
+    if device.type == "cpu" or device in _LINEAR_ALGEBRA_READY:
+        return
+    with _LINEAR_ALGEBRA_LOCK:
+        if device not in _LINEAR_ALGEBRA_READY:
+            one = torch.ones((1, 1), dtype=torch.float64, device=device)
+            torch.cholesky_solve(one, torch.linalg.cholesky(one))
+            _LINEAR_ALGEBRA_READY.add(device)
 
 
 class NewtonLogisticRegression:
@@ -55,6 +79,7 @@ class NewtonLogisticRegression:
 
     def fit(self, x: np.ndarray, y: np.ndarray) -> NewtonLogisticRegression:
         features = self._on_device(x)
+        _ready_linear_algebra(features.device)
         n, d = features.shape
         # StandardScaler's statistics: two passes, and its test for a feature that only rounding
         # tells from a constant (Chan, Golub and LeVeque's bound on the two-pass variance's error).
