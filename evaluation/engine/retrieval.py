@@ -283,7 +283,7 @@ def top_k_indices(scores: torch.Tensor, k: int) -> torch.Tensor:
     by_index = torch.sort(indices, dim=1).values
     by_score = torch.sort(torch.gather(scores, 1, by_index), dim=1, descending=True, stable=True).indices
     top = torch.gather(by_index, 1, by_score)
-    tied = ((scores >= values[:, -1:]).sum(dim=1) > k).nonzero(as_tuple=True)[0]
+    tied = (count_per_row(scores >= values[:, -1:]) > k).nonzero(as_tuple=True)[0]
     step = max(1, TIED_ROWS_ELEMENTS // max(1, scores.shape[1]))
     for start in range(0, len(tied), step):
         rows = tied[start : start + step]
@@ -313,6 +313,17 @@ def device_memory_budget(device: str | torch.device) -> int:
     return DEFAULT_MEMORY_BUDGET
 
 
+def count_per_row(flags: torch.Tensor) -> torch.Tensor:
+    """The number of true entries in each row of a boolean matrix, as int64.
+
+    Summed in int32, which no row's count can overflow (a row is one query's pool): torch sums a
+    boolean tensor into int64 at half the speed, and these counts were the largest cost of ranking on
+    a CPU after the products themselves (32.5 of 118 s after encoding at 20,000 items × 2 languages).
+    """
+    counts: torch.Tensor = flags.sum(dim=1, dtype=torch.int32).long()
+    return counts
+
+
 def _finite_scores(scores: torch.Tensor) -> torch.Tensor:
     """float32 (float64 stays float64) with NaN as −inf, so that NaN never outranks anything."""
     if scores.dtype != torch.float64:
@@ -333,11 +344,11 @@ def _count_ties(
     """
     at_least = scores >= tie_edge(gold_scores)[:, None]
     own = at_least.gather(1, gold_docs[:, None])[:, 0]
-    ranks = at_least.sum(dim=1) - own.long() + 1
+    ranks = count_per_row(at_least) - own.long() + 1
     groups = {}
     for name, mask in group_masks.items():
         gold_in_group = mask[gold_docs]
-        groups[name] = (at_least & mask).sum(dim=1) - (own & gold_in_group).long() + gold_in_group.long()
+        groups[name] = count_per_row(at_least & mask) - (own & gold_in_group).long() + gold_in_group.long()
     return ranks, groups
 
 
@@ -465,10 +476,10 @@ def _rank_block_exactly(
         uncertain_rows, uncertain_docs = uncertain.nonzero(as_tuple=True)
         exact = _finite_scores(scorer.exact_pairs(uncertain_rows + start, uncertain_docs))
         counted = exact >= edge[uncertain_rows]
-        block_ranks.append(1 + certain.sum(dim=1) + torch.bincount(uncertain_rows[counted], minlength=rows))
+        block_ranks.append(1 + count_per_row(certain) + torch.bincount(uncertain_rows[counted], minlength=rows))
         for name, mask in group_masks.items():
             in_group = mask[uncertain_docs] & counted
-            group = (certain & mask).sum(dim=1) + torch.bincount(uncertain_rows[in_group], minlength=rows)
+            group = count_per_row(certain & mask) + torch.bincount(uncertain_rows[in_group], minlength=rows)
             block_groups[name].append(group + mask[gold_docs].long())
         gold_scores[start:stop, column] = exact_gold.float().cpu().numpy()
     ranks[start:stop] = torch.stack(block_ranks, dim=1).cpu().numpy()
