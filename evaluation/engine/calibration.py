@@ -195,7 +195,7 @@ def stratified_group_folds(labels: np.ndarray, groups: np.ndarray, *, n_splits: 
     proportions most even (the mean over classes of the standard deviation across folds of each
     fold's share of the class), ties within np.isclose going to the smaller fold. It evaluates every
     candidate fold with numpy calls on a folds × classes array, about 0.1 ms a group: 1.2 s for one
-    language's dev split at 50,000 items (10,000 items' 30,000 pairs) on a 2-core EPYC, holding
+    language's dev split at 50,000 items (10,000 items' 30,000 pairs) on a 2-core Xeon, holding
     Python's lock, against 0.11 s here (bench/calibration_folds.py). The same floating-point operations
     in the same order on Python floats (each of +, −, ×, ÷ and the square root is correctly rounded
     in both) give the same numbers bit for bit, so the same comparisons and the same folds; numpy

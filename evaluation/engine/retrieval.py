@@ -279,11 +279,19 @@ def top_k_indices(scores: torch.Tensor, k: int) -> torch.Tensor:
     vector) is sorted whole, stably, a few rows at a time so that memory stays within the block's.
     """
     scores = scores.float()
-    values, indices = torch.topk(scores, k, dim=1, sorted=True)
-    by_index = torch.sort(indices, dim=1).values
+    if k == 0:
+        return torch.empty((scores.shape[0], 0), dtype=torch.long, device=scores.device)
+    # One more than k: a document outside the top k scores as well as the k-th exactly when the
+    # (k+1)-th best score equals the k-th (no pass over the whole block to count them).
+    wider = min(k + 1, scores.shape[1])
+    values, indices = torch.topk(scores, wider, dim=1, sorted=True)
+    by_index = torch.sort(indices[:, :k], dim=1).values
     by_score = torch.sort(torch.gather(scores, 1, by_index), dim=1, descending=True, stable=True).indices
     top = torch.gather(by_index, 1, by_score)
-    tied = (count_per_row(scores >= values[:, -1:]) > k).nonzero(as_tuple=True)[0]
+    if wider > k:
+        tied = (values[:, k] == values[:, k - 1]).nonzero(as_tuple=True)[0]
+    else:
+        tied = torch.empty(0, dtype=torch.long, device=scores.device)
     step = max(1, TIED_ROWS_ELEMENTS // max(1, scores.shape[1]))
     for start in range(0, len(tied), step):
         rows = tied[start : start + step]

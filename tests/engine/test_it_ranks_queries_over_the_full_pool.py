@@ -3,6 +3,8 @@
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evaluation.engine import retrieval
 from evaluation.engine.metrics import per_query_retrieval
@@ -203,3 +205,24 @@ def test_the_top_k_of_rows_full_of_ties_is_the_stable_order_a_few_rows_at_a_time
     scores[3, 40] = 0.9
     expected = np.argsort(-scores, axis=1, kind="stable")[:, :10]
     np.testing.assert_array_equal(top_k_indices(torch.from_numpy(scores), 10).numpy(), expected)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    rows=st.integers(1, 12),
+    cols=st.integers(1, 60),
+    levels=st.integers(1, 6),
+    k=st.integers(0, 12),
+    seed=st.integers(0, 2**31 - 1),
+    with_minus_infinity=st.booleans(),
+)
+def test_top_k_is_the_stable_descending_order_on_tie_heavy_rows(rows, cols, levels, k, seed, with_minus_infinity):
+    # Few distinct values, so that ties at the k-th place (found from the (k+1)-th best score) are
+    # common; −inf stands for NaN scores; k up to the whole pool.
+    rng = np.random.default_rng(seed)
+    scores = rng.integers(0, levels, size=(rows, cols)).astype(np.float32)
+    if with_minus_infinity:
+        scores[rng.random((rows, cols)) < 0.3] = -np.inf
+    k = min(k, cols)
+    expected = np.argsort(-scores, axis=1, kind="stable")[:, :k]
+    np.testing.assert_array_equal(top_k_indices(torch.from_numpy(scores), k).numpy(), expected)
