@@ -169,15 +169,20 @@ def calibration_folds(labels: np.ndarray, groups: np.ndarray | None, *, folds: i
     and by scikit-learn itself otherwise."""
     labels = np.asarray(labels)
     groups = np.arange(len(labels)) if groups is None else np.asarray(groups)
-    fold_of = np.full(len(labels), -1, dtype=np.int64)
     n_splits = min(folds, len(np.unique(groups)))
-    if n_splits >= 2:
-        fast = stratified_group_folds(labels, groups, n_splits=n_splits, seed=seed)
-        if fast is not None:
-            return fast
-        splitter = StratifiedGroupKFold(n_splits=n_splits, shuffle=True, random_state=seed)
-        for fold, (_, held_out) in enumerate(splitter.split(np.zeros(len(labels)), labels, groups)):
-            fold_of[held_out] = fold
+    if n_splits < 2:
+        return np.full(len(labels), -1, dtype=np.int64)
+    fast = stratified_group_folds(labels, groups, n_splits=n_splits, seed=seed)
+    return fast if fast is not None else scikit_learn_group_folds(labels, groups, n_splits=n_splits, seed=seed)
+
+
+def scikit_learn_group_folds(labels: np.ndarray, groups: np.ndarray, *, n_splits: int, seed: int) -> np.ndarray:
+    """The fold of every sample as scikit-learn's StratifiedGroupKFold(shuffle=True) assigns it: the
+    reference that stratified_group_folds reproduces, and the answer where it declines."""
+    fold_of = np.full(len(labels), -1, dtype=np.int64)
+    splitter = StratifiedGroupKFold(n_splits=n_splits, shuffle=True, random_state=seed)
+    for fold, (_, held_out) in enumerate(splitter.split(np.zeros(len(labels)), labels, groups)):
+        fold_of[held_out] = fold
     return fold_of
 
 

@@ -40,7 +40,8 @@ def _ready_linear_algebra(device: torch.device) -> None:
     of the process, and that loading is not thread-safe: T4 fits its languages on a thread pool, and
     on an H200 the first fits of four languages at once failed with "lazy wrapper should be called
     at most once" (pytorch/pytorch#90613). A 1 × 1 Cholesky factorisation under a lock loads it
-    before any fit's own; after that, concurrent calls are safe.
+    before any fit's own, so the threads' calls find it loaded (the workaround named in that issue;
+    tests/gpu/test_it_fits_t4_on_cuda_from_many_threads_at_once.py checks it on a GPU).
     """
     if device.type == "cpu" or device in _LINEAR_ALGEBRA_READY:
         return

@@ -9,17 +9,8 @@ import warnings
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sklearn.model_selection import StratifiedGroupKFold
 
-from evaluation.engine.calibration import calibration_folds, stratified_group_folds
-
-
-def scikit_learn_folds(labels: np.ndarray, groups: np.ndarray, n_splits: int, seed: int) -> np.ndarray:
-    fold_of = np.full(len(labels), -1, dtype=np.int64)
-    splitter = StratifiedGroupKFold(n_splits=n_splits, shuffle=True, random_state=seed)
-    for fold, (_, held_out) in enumerate(splitter.split(np.zeros(len(labels)), labels, groups)):
-        fold_of[held_out] = fold
-    return fold_of
+from evaluation.engine.calibration import calibration_folds, scikit_learn_group_folds, stratified_group_folds
 
 
 def t4_like_pairs(n_items: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -37,7 +28,7 @@ def test_it_assigns_t4_like_pair_sets_exactly_as_scikit_learn():
         labels, groups = t4_like_pairs(n_items, seed)
         fast = stratified_group_folds(labels, groups, n_splits=5, seed=seed)
         assert fast is not None
-        np.testing.assert_array_equal(fast, scikit_learn_folds(labels, groups, 5, seed))
+        np.testing.assert_array_equal(fast, scikit_learn_group_folds(labels, groups, n_splits=5, seed=seed))
 
 
 @settings(max_examples=300, deadline=None)
@@ -57,7 +48,7 @@ def test_it_assigns_any_labels_and_groups_as_scikit_learn_or_declines(data, n_sp
         return
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        expected = scikit_learn_folds(labels, groups, n_splits, seed)
+        expected = scikit_learn_group_folds(labels, groups, n_splits=n_splits, seed=seed)
     np.testing.assert_array_equal(fast, expected)
 
 
@@ -68,5 +59,5 @@ def test_calibration_folds_keep_their_answer_where_the_fast_path_declines():
     groups = np.arange(8)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        expected = scikit_learn_folds(labels, groups, 5, 3)
+        expected = scikit_learn_group_folds(labels, groups, n_splits=5, seed=3)
         np.testing.assert_array_equal(calibration_folds(labels, groups, folds=5, seed=3), expected)
