@@ -16,13 +16,14 @@ interval printed beside it (`agrees`): an interval and a p-value that disagree s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.stats import binomtest
 
 from evaluation.engine import bootstrap
+from evaluation.proportions import holm_adjusted, newcombe_bounds, normal_quantile
 
 
 @dataclass(frozen=True)
@@ -282,23 +283,34 @@ def paired_items(
     return Difference(**{**fields, "method": method, "verdict": verdict}), draws
 
 
-def _mean_newcombe(counts_a: Sequence[int], counts_b: Sequence[int], n: int, alpha: float) -> tuple[float, float]:
-    """The mean over languages of Newcombe's (1 − α) interval for each language's difference."""
-    from statsmodels.stats.proportion import confint_proportions_2indep
+# Newcombe's interval of count_a / n − count_b / n at level 1 − α: (count_a, count_b, n, α) → (low, high).
+NewcombeInterval = Callable[[int, int, int, float], tuple[float, float]]
 
+
+def newcombe_interval(count_a: int, count_b: int, n: int, alpha: float) -> tuple[float, float]:
+    return newcombe_bounds(count_a, n, count_b, n, normal_quantile(alpha))
+
+
+def _mean_newcombe(
+    counts_a: Sequence[int], counts_b: Sequence[int], n: int, alpha: float, interval: NewcombeInterval
+) -> tuple[float, float]:
+    """The mean over languages of Newcombe's (1 − α) interval for each language's difference."""
     lows, highs = [], []
     for count_a, count_b in zip(counts_a, counts_b, strict=True):
-        low, high = confint_proportions_2indep(count_a, n, count_b, n, method="newcomb", compare="diff", alpha=alpha)
-        lows.append(float(low))
-        highs.append(float(high))
+        low, high = interval(count_a, count_b, n, alpha)
+        lows.append(low)
+        highs.append(high)
     return sum(lows) / len(lows), sum(highs) / len(highs)
 
 
-def newcombe_inverted_p(counts_a: Sequence[int], counts_b: Sequence[int], n: int) -> float:
+def newcombe_inverted_p(
+    counts_a: Sequence[int], counts_b: Sequence[int], n: int, *, interval: NewcombeInterval = newcombe_interval
+) -> float:
     """The smallest α at which the mean of the languages' (1 − α) Newcombe intervals excludes 0.
 
     Every bound narrows as α grows (Wilson's score intervals do), so the p-value is the root of the
-    bound nearest 0 as a function of α; it is as conservative as the interval and cannot contradict it."""
+    bound nearest 0 as a function of α; it is as conservative as the interval and cannot contradict it.
+    `interval` is there for bench/interval_speed.py, which runs the same search on statsmodels' calls."""
     from scipy.optimize import brentq
 
     delta = (sum(counts_a) - sum(counts_b)) / (len(counts_a) * n)
@@ -306,7 +318,7 @@ def newcombe_inverted_p(counts_a: Sequence[int], counts_b: Sequence[int], n: int
         return 1.0
 
     def nearest_bound(alpha: float) -> float:
-        low, high = _mean_newcombe(counts_a, counts_b, n, alpha)
+        low, high = _mean_newcombe(counts_a, counts_b, n, alpha, interval)
         return low if delta > 0 else -high
 
     small, large = 1e-12, 1 - 1e-9
@@ -323,17 +335,18 @@ def unpaired_proportions(
     """Δ of two published averages of proportions, each language a count over the same `n` queries.
 
     Published files carry no per-query results, so the pairing is lost: each language's difference
-    gets Newcombe's hybrid score interval for two independent proportions (statsmodels), which is
-    conservative here (paired results on the same queries are positively correlated, so the true
-    interval is narrower), and the average's interval is the mean of those bounds (an upper bound on its
-    width whatever the correlation between languages). The p-value is that interval inverted (the
-    smallest α at which it excludes 0), so it cannot contradict it: a test over languages × queries as
-    if they were independent would understate the variance of items shared by every language."""
+    gets Newcombe's hybrid score interval for two independent proportions (statsmodels', as
+    `evaluation.proportions.newcombe_bounds` repeats it), which is conservative here (paired results
+    on the same queries are positively correlated, so the true interval is narrower), and the
+    average's interval is the mean of those bounds (an upper bound on its width whatever the
+    correlation between languages). The p-value is that interval inverted (the smallest α at which it
+    excludes 0), so it cannot contradict it: a test over languages × queries as if they were
+    independent would understate the variance of items shared by every language."""
     if len(values_a) != len(values_b) or not values_a or n <= 0:
         raise ValueError("unpaired proportions need the same languages on both sides and a pool size")
     counts_a = [round(value * n) for value in values_a]
     counts_b = [round(value * n) for value in values_b]
-    low, high = _mean_newcombe(counts_a, counts_b, n, 1 - CONFIDENCE)
+    low, high = _mean_newcombe(counts_a, counts_b, n, 1 - CONFIDENCE, newcombe_interval)
     units = len(values_a)
     mean_a, mean_b = sum(values_a) / units, sum(values_b) / units
     return Difference(
@@ -350,16 +363,15 @@ def unpaired_proportions(
 
 
 def holm(differences: Sequence[Difference], *, higher_is_better: Sequence[bool] | None = None) -> list[Difference]:
-    """Holm-correct several comparisons shown at once (statsmodels' multipletests, method "holm").
+    """Holm-correct several comparisons shown at once (statsmodels' multipletests, method "holm", as
+    `evaluation.proportions.holm_adjusted` repeats it without its garbage collection).
 
     The p-values become Holm-adjusted ones, and a verdict stands only where the adjusted p-value is
     below 0.05 and the interval agrees; a comparison without a p-value is left as it is."""
-    from statsmodels.stats.multitest import multipletests
-
     tested = [index for index, difference in enumerate(differences) if difference.p_value is not None]
     if len(tested) < 2:
         return list(differences)
-    _, adjusted, _, _ = multipletests([differences[i].p_value for i in tested], alpha=1 - CONFIDENCE, method="holm")
+    adjusted = holm_adjusted([differences[i].p_value for i in tested])
     result = list(differences)
     for index, p_value in zip(tested, adjusted, strict=True):
         difference = differences[index]

@@ -20,8 +20,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy.stats import fisher_exact
-from statsmodels.stats.multitest import multipletests
-from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
+
+from evaluation.proportions import holm_adjusted, newcombe_bounds, normal_quantile, wilson_bounds
 
 ALPHA = 0.05
 STANDS, CANNOT_TELL = "differs", "cannot tell apart at 95%"
@@ -73,7 +73,7 @@ def _group(hits: np.ndarray) -> GroupRecall:
     if len(hits) == 0:
         return GroupRecall(0, None, None, None)
     count, n = int(hits.sum()), len(hits)
-    low, high = proportion_confint(count, n, alpha=ALPHA, method="wilson")
+    low, high = wilson_bounds(count, n, normal_quantile(ALPHA))
     # Wilson's bound at 0 hits is exactly 0 (and at n hits exactly 1); rounding leaves 2.8e-17 for 0 of 9.
     return GroupRecall(n, count / n, 0.0 if count == 0 else float(low), 1.0 if count == n else float(high))
 
@@ -95,9 +95,7 @@ def translation_split(hits: np.ndarray, agreed: np.ndarray, english_hits: np.nda
     if first.value is None or second.value is None:
         return TranslationSplit(first, second, None, None, None, english=english)
     hits_first, hits_second = int(hits[agreed].sum()), int(hits[~agreed].sum())
-    low, high = confint_proportions_2indep(
-        hits_first, first.n, hits_second, second.n, method="newcomb", compare="diff", alpha=ALPHA
-    )
+    low, high = newcombe_bounds(hits_first, first.n, hits_second, second.n, normal_quantile(ALPHA))
     table = [[hits_first, first.n - hits_first], [hits_second, second.n - hits_second]]
     p_value = float(fisher_exact(table).pvalue)
     return TranslationSplit(
@@ -122,7 +120,7 @@ def holm_rows(splits: Sequence[TranslationSplit]) -> list[TranslationSplit]:
     result = list(splits)
     if len(tested) < 2:
         return result
-    _, adjusted, _, _ = multipletests([splits[i].p_value for i in tested], alpha=ALPHA, method="holm")
+    adjusted = holm_adjusted([splits[i].p_value for i in tested])
     for index, p_value in zip(tested, adjusted, strict=True):
         split = splits[index]
         verdict = _verdict(float(p_value), split.difference_low, split.difference_high)  # type: ignore[arg-type]

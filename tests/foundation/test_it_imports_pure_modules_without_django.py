@@ -23,6 +23,7 @@ PURE_MODULES = [
     "evaluation.networks",
     "evaluation.people",
     "evaluation.published_intervals",
+    "evaluation.proportions",
     "leaderboard.columns",
     "leaderboard.tables.cells",
     "leaderboard.tables.selection",
