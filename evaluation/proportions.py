@@ -40,6 +40,8 @@ def wilson_bounds(count: int, nobs: int, crit: float) -> tuple[float, float]:
     q = count / nobs
     denom = 1 + crit2 / nobs
     center = (q + crit2 / (2 * nobs)) / denom
+    # statsmodels squares nobs as a numpy array (x·x) and crit as a numpy scalar (pow); nobs² is exact either
+    # way for any pool below 2**26 queries, and crit2 is computed here as statsmodels computes it.
     dist = crit * math.sqrt(q * (1.0 - q) / nobs + crit2 / (4.0 * float(nobs) ** 2))
     dist /= denom
     return min(max(center - dist, 0.0), 1.0), min(max(center + dist, 0.0), 1.0)
