@@ -34,7 +34,13 @@ class _Null:
 
 
 def drain_queue(queue: str) -> list[tuple[str, list]]:
-    """Take every message waiting in a broker queue; return (task name, args) of each, in order."""
+    """Take every message waiting in a broker queue; return (task name, args) of each, in order.
+
+    It does not wait for more: the outbox sends a run's task in the committing thread, right after the
+    commit (evaluation/outbox.py), so every message the test caused is on the broker before this is
+    called. A blocking get would only add its timeout to every call, and over Redis a timeout is
+    rounded up to whole seconds (BRPOP): 1.1 s for each empty queue, twice in some tests' teardown.
+    """
     from config.celery_app import app
 
     messages: list[tuple[str, list]] = []
@@ -43,7 +49,7 @@ def drain_queue(queue: str) -> list[tuple[str, list]]:
         try:
             while True:
                 try:
-                    message = simple.get(block=True, timeout=0.5)
+                    message = simple.get_nowait()
                 except simple.Empty:
                     break
                 messages.append((message.headers["task"], list(message.payload[0])))
