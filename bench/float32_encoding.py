@@ -57,7 +57,7 @@ from evaluation.engine.corpus import Corpus  # noqa: E402
 from evaluation.engine.encoders import ResolvedModel, SentenceTransformerEncoder, resolve_model  # noqa: E402
 from evaluation.engine.pipeline import CPU_TOKEN_BUDGET  # noqa: E402
 from evaluation.engine.registry import TASKS  # noqa: E402
-from evaluation.engine.retrieval import TIE_RELATIVE_TOLERANCE  # noqa: E402
+from evaluation.engine.retrieval import tie_edge  # noqa: E402
 from evaluation.engine.runner import evaluate, plan_tasks, text_sets_for, unique_texts  # noqa: E402
 from evaluation.engine.units import TOP_K  # noqa: E402
 from tests.engine.reference_outputs import RESAMPLES, SEED, load, model_name, rank_figures, validation_corpus  # noqa: E402
@@ -215,8 +215,7 @@ def settling_needs(
                 near = approximate[queries] @ approximate[documents].T
                 true = exact[queries] @ exact[documents].T
                 gold_near, gold_true = np.diag(near), np.diag(true)
-                edge_near = gold_near - TIE_RELATIVE_TOLERANCE * np.maximum(1.0, np.abs(gold_near))
-                edge_true = gold_true - TIE_RELATIVE_TOLERANCE * np.maximum(1.0, np.abs(gold_true))
+                edge_near, edge_true = (tie_edge(torch.tensor(gold)).numpy() for gold in (gold_near, gold_true))
                 moved_ranks += int(((near >= edge_near[:, None]).sum(1) != (true >= edge_true[:, None]).sum(1)).sum())
                 band = np.abs(near - edge_near[:, None]) <= 2 * bound
                 np.fill_diagonal(band, False)
