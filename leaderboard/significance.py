@@ -77,6 +77,10 @@ def mcnemar_exact_p(only_a: int, only_b: int) -> float:
 # bootstrapped jointly too.
 
 CONFIDENCE = 0.95
+# The level every verdict is taken at, written out: 1 - CONFIDENCE is 0.050000000000000044 in binary
+# floating point, so a p-value of exactly 0.05 (500 of 9,999 sign flips, say) would pass `p < 1 -
+# CONFIDENCE` and be called significant while the page prints "p = 0.05".
+ALPHA = 0.05
 PAIRED_BOOTSTRAP = "paired bootstrap over the shared queries (same item draws for both models)"
 UNPAIRED = "unpaired, conservative: Newcombe interval for two proportions over the same queries"
 UNPAIRED_P = "that interval inverted (the smallest α at which it excludes 0)"
@@ -137,7 +141,7 @@ def excludes_zero(ci_low: float | None, ci_high: float | None) -> bool:
     return ci_low is not None and ci_high is not None and not ci_low <= 0 <= ci_high
 
 
-def agrees(difference: Difference, *, alpha: float = 1 - CONFIDENCE) -> bool:
+def agrees(difference: Difference, *, alpha: float = ALPHA) -> bool:
     """Whether a difference's p-value and its interval say the same thing at level α (or one is absent).
 
     Every difference a page shows passes this: a p-value below α beside an interval that includes 0,
@@ -272,7 +276,7 @@ def paired_items(
     low, high = difference.ci_low, difference.ci_high
     method = f"{PAIRED_BOOTSTRAP}; p: {test}"
     shown_p: float | None = p_value
-    significant = p_value < 1 - CONFIDENCE
+    significant = p_value < ALPHA
     if significant and not excludes_zero(low, high):
         shown_p, method = None, f"{method}; {P_WITHHELD} (p = {p_value:.2g})"
     elif not significant and excludes_zero(low, high):
@@ -375,7 +379,7 @@ def holm(differences: Sequence[Difference], *, higher_is_better: Sequence[bool] 
     result = list(differences)
     for index, p_value in zip(tested, adjusted, strict=True):
         difference = differences[index]
-        verdict = difference.verdict if p_value < 1 - CONFIDENCE else CANNOT_TELL
+        verdict = difference.verdict if p_value < ALPHA else CANNOT_TELL
         result[index] = Difference(
             **{
                 **difference.__dict__,
