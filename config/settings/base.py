@@ -7,7 +7,7 @@ from pathlib import Path
 import dj_database_url
 
 from config.cache import redis_cache
-from config.settings.env import env_bool, env_float, env_int, env_list, env_str
+from config.settings.env import env_bool, env_float, env_int, env_list, env_str, redis_broker_options
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 # Everything the site writes at run time (SQLite file, embedded broker, caches, artefacts) lives
@@ -186,7 +186,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS: dict = (
         "store_processed": False,
     }
     if CELERY_BROKER_URL.startswith("filesystem")
-    else {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 6 * 3600)}
+    else redis_broker_options()
 )
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", f"file://{VAR_DIR / 'celery' / 'results'}")
 CELERY_ACCEPT_CONTENT = ["json"]

@@ -5,7 +5,7 @@ from django.core.exceptions import ImproperlyConfigured
 from config.cache import redis_cache
 from config.settings.base import *  # noqa: F403
 from config.settings.base import DATABASES, STORAGES
-from config.settings.env import env_bool, env_int, env_list, env_required, env_str
+from config.settings.env import env_bool, env_int, env_list, env_required, env_str, redis_broker_options
 
 DEBUG = False
 # Words of the placeholders in .env.example and of the development default: a deploy that kept one
@@ -22,7 +22,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 if any(marker in (DATABASES["default"].get("PASSWORD") or "").lower() for marker in PLACEHOLDER_MARKERS):
     raise ImproperlyConfigured("The database password is a placeholder from .env.example; set a real one.")
 CELERY_BROKER_URL = env_required("CELERY_BROKER_URL")
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 6 * 3600)}
+CELERY_BROKER_TRANSPORT_OPTIONS = redis_broker_options()
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", CELERY_BROKER_URL)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS")
 if not ALLOWED_HOSTS:
