@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tests.browser import settled
 from tests.people import PASSWORD
 
 
@@ -10,8 +11,8 @@ def log_in(page, live_server, email: str, password: str = PASSWORD) -> None:
     page.goto(f"{live_server.url}/accounts/login/?next=/annotate/")
     page.fill("input[name=login]", email)
     page.fill("input[name=password]", password)
-    page.click("form.stack button[type=submit]")
-    page.wait_for_load_state("networkidle")
+    with settled(page):
+        page.click("form.stack button[type=submit]")
 
 
 def fonts_ready(page) -> None:

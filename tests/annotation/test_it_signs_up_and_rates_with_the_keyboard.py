@@ -7,7 +7,7 @@ import pytest
 from annotation.models import Judgement, Rating, Skip
 from tests.annotation.browser_steps import log_in
 from tests.annotation.helpers import make_campaign
-from tests.browser import save_screenshot
+from tests.browser import save_screenshot, settled
 from tests.people import make_admin
 from tests.validation import load_validation_items
 
@@ -35,8 +35,8 @@ def test_it_signs_up_gets_approved_and_rates_three_items_with_the_keyboard(page,
     staff = staff_context.new_page()
     log_in(staff, live_server, "alice.admin@example.org")
     staff.goto(f"{live_server.url}/annotate/staff/annotators/")
-    staff.get_by_role("button", name="Approve Hindi for priya@example.org").click()
-    staff.wait_for_load_state("networkidle")
+    with settled(staff):
+        staff.get_by_role("button", name="Approve Hindi for priya@example.org").click()
     assert "priya@example.org may now rate Hindi." in staff.inner_text(".messages")
     staff_context.close()
 
@@ -49,8 +49,8 @@ def test_it_signs_up_gets_approved_and_rates_three_items_with_the_keyboard(page,
     assert page.inner_text("[data-progress=total]") == "6"
 
     # S skips the first item; then 1, 2 and 3 choose and Enter submits.
-    page.keyboard.press("s")
-    page.wait_for_load_state("networkidle")
+    with settled(page):
+        page.keyboard.press("s")
     for key in ("1", "2", "3"):
         item_heading = page.inner_text("h1")
         page.keyboard.press(key)

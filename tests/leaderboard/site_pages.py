@@ -19,6 +19,7 @@ from rest_framework.authtoken.models import Token
 from evaluation.models import Dataset, Run, Score
 from leaderboard.slugs import model_slug
 from tests.annotation.helpers import make_annotator, make_campaign
+from tests.browser import settled
 from tests.data import VALIDATION_DIR
 from tests.leaderboard.demo_runs import demo_reruns
 from tests.people import PASSWORD, make_researcher
@@ -106,14 +107,14 @@ def log_in(page, base: str, email: str) -> None:
     page.goto(f"{base}/accounts/login/")
     page.fill("input[name=login]", email)
     page.fill("input[name=password]", PASSWORD)
-    page.click("form.stack button[type=submit]")
-    page.wait_for_load_state("networkidle")
+    with settled(page):
+        page.click("form.stack button[type=submit]")
 
 
 def log_out(page, base: str) -> None:
     page.goto(base + "/accounts/logout/")
-    page.click("form button[type=submit]")
-    page.wait_for_load_state("networkidle")
+    with settled(page):
+        page.click("form button[type=submit]")
 
 
 def open_rating_page(page, base: str) -> str:
@@ -129,8 +130,8 @@ def open_page(page, base: str, name: str, path: str) -> None:
     """Open a page and wait until it has settled: its requests answered and its figures drawn."""
     from tests.leaderboard.figures import assert_figures_drawn
 
-    page.goto(base + path)
-    page.wait_for_load_state("networkidle")
+    with settled(page):
+        page.goto(base + path)
     if name == "agreement":
         # The annotation pages draw their one figure with their own small script.
         page.wait_for_selector("#agreement-plot .main-svg")

@@ -9,6 +9,7 @@ import pytest
 from django.core.cache import cache
 
 from leaderboard.responses import page_keys
+from tests.browser import settled
 from tests.factories import make_dataset, make_run
 from tests.layout import LAPTOP, PHONE, elements_past_the_edge, overflowing_tables, page_width
 from tests.leaderboard.site_pages import open_context
@@ -58,8 +59,8 @@ def test_a_refused_export_is_the_export_of_the_valid_filters(client):
 def test_a_browser_shows_the_refusal_on_a_page_that_fits_and_passes_axe(browser, live_server, viewport):
     make_run(make_dataset(), "org/alpha", display_name="Alpha")
     with open_context(browser, viewport, bypass_csp=True) as page:
-        response = page.goto(live_server.url + "/?languages=junk&size=huge")
-        page.wait_for_load_state("networkidle")
+        with settled(page):
+            response = page.goto(live_server.url + "/?languages=junk&size=huge")
         assert response is not None and response.status == 400
         alert = page.get_by_role("alert")
         assert alert.is_visible()

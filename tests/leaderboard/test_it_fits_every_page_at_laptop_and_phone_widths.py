@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser import save_screenshot
+from tests.browser import save_screenshot, settled
 from tests.layout import LAPTOP, PHONE, elements_past_the_edge, overflowing_tables, page_width
 from tests.leaderboard.figures import assert_figures_drawn
 from tests.leaderboard.site_pages import open_context, open_page, visit_every_page
@@ -72,8 +72,8 @@ def test_it_gives_each_model_one_colour_in_every_chart(page, live_server, site):
 
 def test_the_overview_keeps_model_and_overall_in_view_on_a_phone(browser, live_server, site):
     with open_context(browser, PHONE) as page:
-        page.goto(live_server.url + "/")
-        page.wait_for_load_state("networkidle")
+        with settled(page):
+            page.goto(live_server.url + "/")
         for scrolled in (False, True):
             if scrolled:
                 # Scrolled to the last column, the numbers move under the model's cell.

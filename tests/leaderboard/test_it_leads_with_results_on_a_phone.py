@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from evaluation.models import Run
-from tests.browser import save_screenshot
+from tests.browser import save_screenshot, settled
 from tests.layout import LAPTOP, PHONE, overflowing_tables, page_width
 from tests.leaderboard.figures import assert_figures_drawn
 
@@ -31,8 +31,8 @@ def phone(browser):
 
 
 def settle(page, url: str) -> None:
-    page.goto(url)
-    page.wait_for_load_state("networkidle")
+    with settled(page):
+        page.goto(url)
     if page.locator("[data-figure]").count():
         assert_figures_drawn(page)
 
@@ -100,8 +100,8 @@ def test_the_overview_fits_a_laptop_with_any_one_language(browser, live_server, 
         assert len(codes) == 12
         wide: dict[str, list[str]] = {}
         for code in codes:
-            page.goto(f"{live_server.url}/?languages={code}")
-            page.wait_for_load_state("networkidle")
+            with settled(page):
+                page.goto(f"{live_server.url}/?languages={code}")
             save_screenshot(page, f"laptop-overview-{code}")
             if found := overflowing_tables(page):
                 wide[code] = found

@@ -10,7 +10,7 @@ from allauth.account.models import EmailAddress
 from django.contrib.auth import get_user_model
 
 from evaluation.models import Run
-from tests.browser import save_screenshot
+from tests.browser import save_screenshot, settled
 from tests.factories import make_dataset, make_run
 from tests.submissions.waiting import is_over, wait_for_run
 from tests.workers import running_worker
@@ -56,8 +56,8 @@ def test_a_researcher_submits_and_follows_the_rank_to_the_models_row(page, live_
     page.fill("input[name=email]", EMAIL)
     page.fill("input[name=password1]", PASSWORD)
     page.fill("input[name=password2]", PASSWORD)
-    page.click("form.stack button[type=submit]")
-    page.wait_for_load_state("networkidle")
+    with settled(page):
+        page.click("form.stack button[type=submit]")
     # Only staff may submit a folder on the workers' disk; this researcher is made staff for that.
     get_user_model().objects.filter(email=EMAIL).update(is_staff=True)
     # Submitting needs a confirmed address; the test settings send no confirmation link to follow.
@@ -65,8 +65,8 @@ def test_a_researcher_submits_and_follows_the_rank_to_the_models_row(page, live_
 
     page.goto(f"{live_server.url}/accounts/api-token/")
     assert "no longer works" not in page.inner_text("main")
-    page.get_by_role("button", name="Create my token").click()
-    page.wait_for_load_state("networkidle")
+    with settled(page):
+        page.get_by_role("button", name="Create my token").click()
     assert "the previous one no longer works" not in page.inner_text("main")
     token = page.inner_text("#api-token").strip()
 
@@ -94,6 +94,6 @@ def test_a_researcher_submits_and_follows_the_rank_to_the_models_row(page, live_
     elsewhere = page.locator(".found-elsewhere a").first
     elsewhere.wait_for(state="visible")
     assert elsewhere.inner_text() == f"{dataset} →"
-    elsewhere.click()
-    page.wait_for_load_state("networkidle")
+    with settled(page):
+        elsewhere.click()
     assert row_in_view(page, run.pk)
