@@ -4,8 +4,8 @@ import uuid
 
 import pytest
 
-# scripts/test runs two test processes on two cores (pytest-xdist). torch's and MKL's thread pools
-# would each take both cores and fight over them: encoding the validation sample with MiniLM took
+# scripts/test runs several test processes on the cores (pytest-xdist). torch's and MKL's thread pools
+# would each take every core and fight over them: encoding the validation sample with MiniLM took
 # 58 s alone with two threads and 106 s with one, but 112 s with two threads beside the other test
 # process. One thread each, set before anything imports torch (Django starts without it), for these
 # processes and the workers and commands they start.
