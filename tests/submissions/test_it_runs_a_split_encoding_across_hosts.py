@@ -223,7 +223,11 @@ def check_runs(cluster: Cluster, token: str, model_copy, logs: Path) -> None:
     wait_for_line(log_a, "Task evaluation.encode_run_language[", after=seen, timeout=300)
     assert not Run.objects.get(pk=run_id).is_terminal
     cluster.hosts["a"].kill()
+    killed = time.monotonic()
     survived = wait_for_run(run_id, is_over, timeout=600)
+    # The lost part comes back one visibility timeout after host a took it, plus a sweep (2 s here);
+    # kombu's own sweep (every 100 s) made that up to 120 s. Three timeouts leave room for a loaded machine.
+    assert time.monotonic() - killed < 3 * VISIBILITY_TIMEOUT, survived.log_tail
     assert survived.status == Run.Status.DONE, f"{survived.message}\n{survived.log_tail}"
     assert figures(survived) == reference
     assert survived.scores.count() == len(reference)
