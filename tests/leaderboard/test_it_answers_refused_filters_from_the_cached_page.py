@@ -12,8 +12,8 @@ from leaderboard.responses import page_keys
 from tests.browser import settled
 from tests.factories import make_dataset, make_run
 from tests.layout import LAPTOP, PHONE, elements_past_the_edge, overflowing_tables, page_width
+from tests.leaderboard.accessibility import serious_violations
 from tests.leaderboard.site_pages import open_context
-from tests.leaderboard.test_it_passes_axe_on_every_page import serious_violations
 
 pytestmark = pytest.mark.django_db
 
@@ -58,7 +58,7 @@ def test_a_refused_export_is_the_export_of_the_valid_filters(client):
 @pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["1366", "390"])
 def test_a_browser_shows_the_refusal_on_a_page_that_fits_and_passes_axe(browser, live_server, viewport):
     make_run(make_dataset(), "org/alpha", display_name="Alpha")
-    with open_context(browser, viewport, bypass_csp=True) as page:
+    with open_context(browser, viewport) as page:
         with settled(page):
             response = page.goto(live_server.url + "/?languages=junk&size=huge")
         assert response is not None and response.status == 400

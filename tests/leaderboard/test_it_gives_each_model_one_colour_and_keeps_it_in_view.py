@@ -1,8 +1,8 @@
-"""Every page at 1366 px (a laptop) and 390 px (a phone), in Chromium, with a screenshot of each.
+"""Each model keeps one colour in every chart of T1, T2 and compare, and a phone keeps it in view: the
+overview's model cell (with its rank and overall score) stays on screen while the row scrolls, and a
+chart of many models opens on the top three.
 
-At 1366 px no table is wider than its box; on a phone the page never scrolls sideways (a wide table
-scrolls inside its own box, its model column staying in view). Each model keeps one colour in every
-chart of T1, T2 and compare. The screenshots land in test-artifacts/screenshots/ for people to look at.
+That every page fits at 1366 and 390 px is tested page by page in test_it_fits_and_passes_axe_on_every_page.py.
 """
 
 from __future__ import annotations
@@ -10,38 +10,11 @@ from __future__ import annotations
 import pytest
 
 from tests.browser import save_screenshot, settled
-from tests.layout import LAPTOP, PHONE, elements_past_the_edge, overflowing_tables, page_width
+from tests.layout import LAPTOP, PHONE
 from tests.leaderboard.figures import assert_figures_drawn
-from tests.leaderboard.site_pages import open_context, open_page, visit_every_page
+from tests.leaderboard.site_pages import open_context
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
-
-
-def check(page, base: str, name: str, path: str, width: int) -> None:
-    open_page(page, base, name, path)
-    if width == LAPTOP["width"]:
-        assert overflowing_tables(page) == [], f"{name}: tables wider than their box"
-    else:
-        assert page_width(page) <= width, f"{name} scrolls sideways: {elements_past_the_edge(page, width)}"
-    save_screenshot(page, f"page-{name}-{width}")
-
-
-@pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["1366", "390"])
-def test_it_fits_every_page(browser, live_server, site, viewport):
-    phone = viewport is PHONE
-    errors: list[str] = []
-    with open_context(browser, viewport) as page:
-        page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
-        page.on("pageerror", lambda exception: errors.append(str(exception)))
-        visit_every_page(
-            page, live_server.url, site, lambda name, path: check(page, live_server.url, name, path, viewport["width"])
-        )
-        # The walk ends on the rating page.
-        guidelines_open = page.evaluate("() => document.getElementById('guidelines').open")
-        hints_shown = page.locator(".keys-hint").first.is_visible()
-        # On a phone the pair to rate comes first (guidelines folded) and keyboard hints are not shown.
-        assert guidelines_open is (not phone) and hints_shown is (not phone)
-    assert not errors, errors
 
 
 def colours(page, figure: str) -> dict[str, str]:
