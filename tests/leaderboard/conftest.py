@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -101,12 +103,34 @@ def published(db, published_rows, published_dir):
         with connection.cursor() as cursor:
             if connection.vendor == "postgresql":
                 # COPY is about ten times faster than an INSERT per row, and many tests need these rows.
-                with cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+                with no_key_checks(cursor), cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
                     for row in rows:
                         copy.write_row(row)
             else:
                 cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES ({placeholders})", rows)
     return dataset
+
+
+@contextmanager
+def no_key_checks(cursor) -> Iterator[None]:
+    """Queue no foreign-key check for the rows written inside, where the database role may say so.
+
+    Every copied score points at a run the fixture has just created, by construction. Left on,
+    PostgreSQL queues one deferred check per score, and the test's teardown (Django checks every
+    deferred constraint before rolling back) spent about 0.3 s on them in every test that uses these
+    rows. `session_replication_role` takes a superuser (CI's role is one); a role that may not set it
+    copies with the checks, as before. The setting is put back at once: `SET LOCAL` would otherwise
+    last to the end of the test's own transaction and switch off the checks the test relies on.
+    """
+    cursor.execute("SELECT current_setting('is_superuser') = 'on'")
+    allowed = cursor.fetchone()[0]
+    if allowed:
+        cursor.execute("SET LOCAL session_replication_role = replica")
+    try:
+        yield
+    finally:
+        if allowed:
+            cursor.execute("SET LOCAL session_replication_role = DEFAULT")
 
 
 @pytest.fixture
