@@ -924,6 +924,26 @@ def _language_condition(task: str, languages: list[str], pair_mode: str) -> Q:
     return Q(target__isnull=True, source__in=languages)
 
 
+def _in_page_order(rows: list[dict], languages: list[str], metrics: list[str]) -> list[dict]:
+    """Rows by run, then language and metric in the order the caller lists them.
+
+    The queries above leave the order to the database, whose plan (and so whose order) changes with
+    its statistics: the task pages' downloads, which list these rows as they come, once came out in
+    another order from one request to the next."""
+    language_at = {code: position for position, code in enumerate(languages)}
+    metric_at = {metric: position for position, metric in enumerate(metrics)}
+    return sorted(
+        rows,
+        key=lambda row: (
+            row["run_id"],
+            language_at.get(row["source"], len(language_at)),
+            row["source"] or "",
+            metric_at.get(row["metric"], len(metric_at)),
+            row["metric"],
+        ),
+    )
+
+
 class ScoreQuerySet(models.QuerySet):
     def for_run(self, run: Run) -> ScoreQuerySet:
         return self.filter(run=run)
@@ -990,7 +1010,7 @@ class ScoreQuerySet(models.QuerySet):
             "run_id", "metric", "value", "ci_low", "ci_high", "source_id"
         )
         keys = ("run_id", "metric", "value", "ci_low", "ci_high", "source")
-        return [dict(zip(keys, row, strict=True)) for row in rows.order_by()]
+        return _in_page_order([dict(zip(keys, row, strict=True)) for row in rows.order_by()], languages, metrics)
 
     def per_source_means(
         self, task: str, metrics: list[str], languages: list[str], pair_mode: str = "both", by: str = "source"
@@ -1012,7 +1032,7 @@ class ScoreQuerySet(models.QuerySet):
             )
             .order_by()
         )
-        return [
+        means = [
             {
                 "run_id": row["run_id"],
                 "metric": row["metric"],
@@ -1024,6 +1044,7 @@ class ScoreQuerySet(models.QuerySet):
             }
             for row in rows
         ]
+        return _in_page_order(means, languages, metrics)
 
     def pairs(self, task: str, metric: str) -> list[dict]:
         """Every (source, target) value of one task and metric: rows {run_id, source, target, value}."""
