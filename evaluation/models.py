@@ -927,9 +927,9 @@ def _language_condition(task: str, languages: list[str], pair_mode: str) -> Q:
 def _in_page_order(rows: list[dict], languages: list[str], metrics: list[str]) -> list[dict]:
     """Rows by run, then language and metric in the order the caller lists them.
 
-    The queries above leave the order to the database, whose plan (and so whose order) changes with
-    its statistics: the task pages' downloads, which list these rows as they come, once came out in
-    another order from one request to the next."""
+    The queries of ScoreQuerySet below leave the order to the database, whose plan (and so whose
+    order) changes with its statistics: the task pages' downloads, which list these rows as they
+    come, once came out in another order from one request to the next."""
     language_at = {code: position for position, code in enumerate(languages)}
     metric_at = {metric: position for position, metric in enumerate(metrics)}
     return sorted(
