@@ -924,17 +924,22 @@ def _language_condition(task: str, languages: list[str], pair_mode: str) -> Q:
     return Q(target__isnull=True, source__in=languages)
 
 
-def _in_page_order(rows: list[dict], languages: list[str], metrics: list[str]) -> list[dict]:
+def in_page_order(
+    rows: list[dict], languages: list[str], metrics: list[str], run_order: Sequence[int] = ()
+) -> list[dict]:
     """Rows by run, then language and metric in the order the caller lists them.
 
-    The queries of ScoreQuerySet below leave the order to the database, whose plan (and so whose
-    order) changes with its statistics: the task pages' downloads, which list these rows as they
-    come, once came out in another order from one request to the next."""
+    Runs come in `run_order` (a page's row order), then any others by id. The queries of ScoreQuerySet
+    below leave the order to the database, whose plan (and so whose order) changes with its statistics:
+    the task pages' downloads, which list these rows, once came out in another order from one request to
+    the next."""
+    run_at = {run_id: position for position, run_id in enumerate(run_order)}
     language_at = {code: position for position, code in enumerate(languages)}
     metric_at = {metric: position for position, metric in enumerate(metrics)}
     return sorted(
         rows,
         key=lambda row: (
+            run_at.get(row["run_id"], len(run_at)),
             row["run_id"],
             language_at.get(row["source"], len(language_at)),
             row["source"] or "",
@@ -1010,7 +1015,7 @@ class ScoreQuerySet(models.QuerySet):
             "run_id", "metric", "value", "ci_low", "ci_high", "source_id"
         )
         keys = ("run_id", "metric", "value", "ci_low", "ci_high", "source")
-        return _in_page_order([dict(zip(keys, row, strict=True)) for row in rows.order_by()], languages, metrics)
+        return in_page_order([dict(zip(keys, row, strict=True)) for row in rows.order_by()], languages, metrics)
 
     def per_source_means(
         self, task: str, metrics: list[str], languages: list[str], pair_mode: str = "both", by: str = "source"
@@ -1044,7 +1049,7 @@ class ScoreQuerySet(models.QuerySet):
             }
             for row in rows
         ]
-        return _in_page_order(means, languages, metrics)
+        return in_page_order(means, languages, metrics)
 
     def pairs(self, task: str, metric: str) -> list[dict]:
         """Every (source, target) value of one task and metric: rows {run_id, source, target, value}."""

@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas
 import pytest
 
+from evaluation.engine.languages import LANGUAGES
 from evaluation.engine.registry import TASKS
 from evaluation.models import Run
 from leaderboard.columns import compare_axes
@@ -15,6 +16,8 @@ from leaderboard.export_vocabulary import describe, score_column
 from tests.leaderboard.figures import assert_figures_drawn
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+CODE_OF_NAME = {language.name: language.code for language in LANGUAGES}
 
 
 def download(page, link, tmp_path: Path) -> Path:
@@ -124,6 +127,25 @@ def test_it_downloads_the_filtered_and_sorted_overview(page, live_server, publis
     frame = read(target)
     assert list(frame["run_id"]) == rows and len(rows) == 8
     assert (frame["t1_recall@1_expected"] == 2).all()
+
+
+@pytest.mark.parametrize("task", ["t1", "t2"])
+def test_it_downloads_a_task_page_in_its_order(page, live_server, published, tmp_path, task):
+    page.goto(f"{live_server.url}/tasks/{task}/")
+    assert_figures_drawn(page)
+    # The runs as the first table lists them (ranking blocks, best first); every table shares that order.
+    first_table = page.locator("table.task-table").first
+    ids = first_table.locator("tbody tr[id^=run-]").evaluate_all("rows => rows.map(r => r.id)")
+    rows = [int(value.removeprefix("run-")) for value in ids]
+    assert len(rows) == 8 and rows != sorted(rows)
+    columns = [CODE_OF_NAME[name] for name in first_table.locator("thead th").all_inner_texts()[1:-1]]
+    frame = read(download(page, page.locator(f"#exports-{task} a", has_text="CSV"), tmp_path))
+    assert list(dict.fromkeys(frame["run_id"])) == rows
+    # Within a run: the languages in the order of the table's columns, then the task's metrics in the registry's order.
+    metrics = [metric for metric in TASKS[task].reported_metrics if metric in set(frame["metric"])]
+    for _, run_rows in frame.groupby("run_id", sort=False):
+        keys = list(zip(run_rows["query_language"], run_rows["metric"], strict=True))
+        assert keys == sorted(keys, key=lambda key: (columns.index(key[0]), metrics.index(key[1])))
 
 
 def test_it_downloads_a_sentence_for_an_empty_selection(client, published):
