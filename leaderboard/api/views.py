@@ -30,7 +30,14 @@ from leaderboard.api.serializers import (
 )
 from leaderboard.cache import generation_key, get_or_rebuild, latest_of
 from leaderboard.compression import compressed_hit, negotiated
-from leaderboard.filters import FAMILY_CHOICES, LANGUAGE_CHOICES, SCRIPT_CHOICES, SIZE_BANDS, LeaderboardFilter
+from leaderboard.filters import (
+    FAMILY_CHOICES,
+    LANGUAGE_CHOICES,
+    SCRIPT_CHOICES,
+    SIZE_BANDS,
+    LeaderboardFilter,
+    form_parameters,
+)
 from leaderboard.pages.overview import overview_page
 from leaderboard.parameters import invalid_filters, normalised
 from leaderboard.responses import canonical_params, canonical_query, known_parameters
@@ -188,6 +195,8 @@ LEADERBOARD_PARAMETERS = [
 
 def validate_leaderboard_parameters(params: QueryDict) -> None:
     """Refuse what the board's form would ignore: a 404 for a version without runs, else a 400 naming the parameter."""
+    if form_parameters().isdisjoint(params):
+        return
     filterset = LeaderboardFilter(params, queryset=Run.objects.none())
     form = filterset.form
     errors = {name: list(messages) for name, messages in form.errors.items()} if not form.is_valid() else {}
