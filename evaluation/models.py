@@ -924,22 +924,17 @@ def _language_condition(task: str, languages: list[str], pair_mode: str) -> Q:
     return Q(target__isnull=True, source__in=languages)
 
 
-def in_page_order(
-    rows: list[dict], languages: list[str], metrics: list[str], run_order: Sequence[int] = ()
-) -> list[dict]:
+def in_page_order(rows: list[dict], languages: list[str], metrics: list[str]) -> list[dict]:
     """Rows by run, then language and metric in the order the caller lists them.
 
-    Runs come in `run_order` (a page's row order), then any others by id. The queries of ScoreQuerySet
-    below leave the order to the database, whose plan (and so whose order) changes with its statistics:
-    the task pages' downloads, which list these rows, once came out in another order from one request to
-    the next."""
-    run_at = {run_id: position for position, run_id in enumerate(run_order)}
+    The queries of ScoreQuerySet below leave the order to the database, whose plan (and so whose order)
+    changes with its statistics: the task pages' downloads, which list these rows, once came out in
+    another order from one request to the next."""
     language_at = {code: position for position, code in enumerate(languages)}
     metric_at = {metric: position for position, metric in enumerate(metrics)}
     return sorted(
         rows,
         key=lambda row: (
-            run_at.get(row["run_id"], len(run_at)),
             row["run_id"],
             language_at.get(row["source"], len(language_at)),
             row["source"] or "",

@@ -13,7 +13,7 @@ from django.http import QueryDict
 
 from evaluation.engine.languages import BY_CODE, LANGUAGES
 from evaluation.engine.registry import TASKS, TaskSpec
-from evaluation.models import Dataset, Run, Score
+from evaluation.models import Dataset, Run, Score, in_page_order
 from leaderboard.coverage import Coverage, averaging_languages, common_languages, coverage
 from leaderboard.filters import LanguageSelectionForm, LeaderboardFilter
 from leaderboard.tables.cells import RunInfo
@@ -315,6 +315,7 @@ def per_source_means_by_run(
     for run_id, chosen in languages_by_run.items():
         groups.setdefault(tuple(chosen), []).append(run_id)
     values: list[dict] = []
+    with_outside = False
     for chosen, run_ids in groups.items():
         group = scores.filter(run_id__in=run_ids)
         inside = [code for code in languages if code in chosen]
@@ -323,4 +324,7 @@ def per_source_means_by_run(
             outside = set(languages) - set(inside)
             rows = group.per_source_means(task, metrics, languages, pair_mode)
             values += [row for row in rows if row["source"] in outside]
-    return values
+            with_outside = True
+    # Each query gives its rows by run, language and metric; rows outside a run's languages, added after
+    # the others, are put back among them (sorted only then: a sort costs ~60 ms at 1,000 models).
+    return in_page_order(values, languages, metrics) if with_outside else values

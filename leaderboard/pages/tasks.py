@@ -11,7 +11,7 @@ from django.http import Http404, QueryDict
 from evaluation.engine.languages import BY_CODE
 from evaluation.engine.registry import BIASED_ESTIMATE_INTERVAL, METRICS, TASKS, TaskSpec
 from evaluation.engine.results import ClassificationDetails, Details
-from evaluation.models import Run, Score, in_page_order
+from evaluation.models import Run, Score
 from leaderboard import errors, plots
 from leaderboard.calibration_reference import (
     DEBIASED_METHOD,
@@ -102,9 +102,10 @@ def task_page(params: QueryDict, task: str) -> Page:
     block_by_run = tables[0][1].block_by_run if tables else {}
     labels = {info.id: info for info in infos}
     # The download lists the rows as the page does: runs in the tables' order (ranking blocks, best first),
-    # each run's values in the order of the table's language columns, then the task's metric order.
-    shown_runs = [run.id for run, _, _ in tables[0][1].rows] if tables else []
-    download_rows = in_page_order(values, languages, reported, shown_runs)
+    # each run's values in the order of the table's language columns, then the task's metric order, as
+    # the queries give them (the sort by run is stable).
+    row_at = {run.id: position for position, (run, _, _) in enumerate(tables[0][1].rows)} if tables else {}
+    download_rows = sorted(values, key=lambda row: row_at.get(row["run_id"], len(row_at)))
     # One line per value the tables show, with the row's block under the ranking rule and whether an
     # older engine scored it.
     # One name in every export (leaderboard.export_vocabulary); a pair task's row is the mean over
