@@ -972,7 +972,12 @@ class ScoreQuerySet(models.QuerySet):
             # listing each one's id twice a column made the overview's query at 1,000 models slow to build.
             if set(chosen) != set(languages):
                 groups.setdefault(tuple(chosen), []).append(run_id)
-        condition = Q(pk__in=[])
+        # One aggregate per column, put together with UNION ALL, rather than one aggregate over an OR of
+        # every column: with the task and metric fixed, PostgreSQL reads each column's scores from the
+        # covering index (task, metric, run) in run order, from the index alone, and groups them without
+        # sorting. The overview's query at 1,000 models took 80 ms so, against 280 ms for the single
+        # aggregate, which read 312,000 rows from the table and sorted them on disk.
+        per_column = []
         for task, metric in columns:
             if groups:
                 by_run = Q(pk__in=[])
@@ -980,29 +985,39 @@ class ScoreQuerySet(models.QuerySet):
                     by_run |= Q(run_id__in=run_ids) & _language_condition(task, list(chosen), pair_mode)
                 rest = ~Q(run_id__in=[run_id for run_ids in groups.values() for run_id in run_ids])
                 by_run |= rest & _language_condition(task, languages, pair_mode)
-                condition |= Q(task=task, metric=metric) & by_run
             else:
-                condition |= Q(task=task, metric=metric) & _language_condition(task, languages, pair_mode)
-        return list(
-            self.filter(condition)
-            .values("run_id", "task", "metric")
-            .annotate(
-                # Counted before the mean bounds below take over the names ci_low/ci_high.
-                n_ci=Count("ci_low", filter=Q(ci_high__isnull=False)),
-                mean=models.Avg("value"),
-                n=Count("id"),
-                ci_low=models.Avg("ci_low"),
-                ci_high=models.Avg("ci_high"),
+                by_run = _language_condition(task, languages, pair_mode)
+            per_column.append(
+                self.filter(by_run, task=task, metric=metric)
+                .values("run_id", "task", "metric")
+                .annotate(
+                    # Counted before the mean bounds below take over the names ci_low/ci_high.
+                    n_ci=Count("ci_low", filter=Q(ci_high__isnull=False)),
+                    mean=models.Avg("value"),
+                    # The run, not the id, is counted: both are never null, and only the run is in the index.
+                    n=Count("run_id"),
+                    ci_low=models.Avg("ci_low"),
+                    ci_high=models.Avg("ci_high"),
+                )
+                .order_by()
             )
-            .order_by()
-        )
+        if not per_column:
+            return []
+        first, *others = per_column
+        return list(first.union(*others, all=True)) if others else list(first)
 
     def units(self, columns: list[tuple[str, str]]) -> list[tuple[str, str, str | None]]:
         """Distinct (task, source, target) with a result for any of `columns`: what a version covers."""
-        condition = Q(pk__in=[])
-        for task, metric in columns:
-            condition |= Q(task=task, metric=metric)
-        return list(self.filter(condition).values_list("task", "source_id", "target_id").distinct().order_by())
+        # One query a column, united, for the reason column_means gives: each reads the covering index
+        # alone (90 ms at 1,000 models, against 140 ms for one query over an OR of the columns).
+        per_column = [
+            self.filter(task=task, metric=metric).values_list("task", "source_id", "target_id").distinct().order_by()
+            for task, metric in columns
+        ]
+        if not per_column:
+            return []
+        first, *others = per_column
+        return list(first.union(*others)) if others else list(first)
 
     def per_language(self, task: str, metrics: list[str], languages: list[str]) -> list[dict]:
         """Per-language values of a monolingual task: rows {run_id, source, metric, value, ci_low, ci_high}."""
@@ -1091,7 +1106,16 @@ class Score(models.Model):
 
     class Meta:
         ordering = ["run", "task", "source", "target", "metric"]
-        indexes = [models.Index(fields=["task", "metric"])]
+        # The columns of the board's averages (ScoreQuerySet.column_means) are read from this index alone
+        # on PostgreSQL, which stores the other columns those averages read beside its keys; other
+        # databases index the keys only (Django's check models.W040, silenced in config/settings/base.py).
+        indexes = [
+            models.Index(
+                fields=["task", "metric", "run"],
+                include=["source", "target", "value", "ci_low", "ci_high"],
+                name="score_column_covering",
+            )
+        ]
         constraints = [
             models.UniqueConstraint(
                 fields=["run", "task", "source", "target", "metric"],

@@ -69,6 +69,20 @@ def call(path: str, body: CountingBody, *, declare_length: bool = True) -> tuple
     return seen["status"], answer
 
 
+@pytest.fixture
+def no_connection_left_open(django_db_blocker):
+    """Close the database connections an earlier test in this process may have left open.
+
+    Django's handler checks a kept connection's health when a request starts (CONN_HEALTH_CHECKS), before
+    any of the site's code runs; with one left open by an earlier test, that check would be the database
+    access these tests refuse, and they would pass or fail by the order the tests were run in."""
+    from django.db import connections
+
+    with django_db_blocker.unblock():
+        connections.close_all()
+
+
+@pytest.mark.usefixtures("no_connection_left_open")
 @pytest.mark.parametrize("path", ["/", "/accounts/login/", "/api/submissions/", "/tasks/t1/", "/no-such-page/"])
 def test_it_refuses_a_30_mb_anonymous_upload_without_reading_a_byte_of_it(path):
     # No database access is allowed here: the refusal comes before any middleware that would need one.
