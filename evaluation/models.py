@@ -924,6 +924,14 @@ def _language_condition(task: str, languages: list[str], pair_mode: str) -> Q:
     return Q(target__isnull=True, source__in=languages)
 
 
+def _united(parts: list, *, keep_repeats: bool) -> list:
+    """The rows of every query in `parts`, asked as one (UNION ALL when `keep_repeats`, else UNION)."""
+    if not parts:
+        return []
+    first, *others = parts
+    return list(first.union(*others, all=keep_repeats)) if others else list(first)
+
+
 def in_page_order(rows: list[dict], languages: list[str], metrics: list[str]) -> list[dict]:
     """Rows by run, then language and metric in the order the caller lists them.
 
@@ -1001,10 +1009,7 @@ class ScoreQuerySet(models.QuerySet):
                 )
                 .order_by()
             )
-        if not per_column:
-            return []
-        first, *others = per_column
-        return list(first.union(*others, all=True)) if others else list(first)
+        return _united(per_column, keep_repeats=True)
 
     def units(self, columns: list[tuple[str, str]]) -> list[tuple[str, str, str | None]]:
         """Distinct (task, source, target) with a result for any of `columns`: what a version covers."""
@@ -1014,10 +1019,7 @@ class ScoreQuerySet(models.QuerySet):
             self.filter(task=task, metric=metric).values_list("task", "source_id", "target_id").distinct().order_by()
             for task, metric in columns
         ]
-        if not per_column:
-            return []
-        first, *others = per_column
-        return list(first.union(*others)) if others else list(first)
+        return _united(per_column, keep_repeats=False)
 
     def per_language(self, task: str, metrics: list[str], languages: list[str]) -> list[dict]:
         """Per-language values of a monolingual task: rows {run_id, source, metric, value, ci_low, ci_high}."""

@@ -97,3 +97,18 @@ def test_the_averages_are_those_of_the_scores_they_average(board):
         values = list(scores.values_list("value", flat=True))
         assert row["n"] == len(values) > 0
         assert row["mean"] == pytest.approx(sum(values) / len(values), abs=1e-12)
+
+
+def test_a_versions_coverage_lists_each_unit_with_a_result_once(board):
+    """The united per-column queries give the distinct units of every column, as one query over all gave."""
+    dataset, _ = board
+    scores = Score.objects.filter(run__dataset=dataset, run__status=Run.Status.DONE)
+    units = scores.units(COLUMNS)
+    assert len(units) == len(set(units))
+    expected = {
+        (task, source, target)
+        for task, metric in COLUMNS
+        for source, target in scores.filter(task=task, metric=metric).values_list("source_id", "target_id")
+    }
+    assert set(units) == expected
+    assert ("t1", "hin", None) in expected and ("t2", "hin", "tam") in expected
