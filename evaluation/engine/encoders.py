@@ -23,6 +23,7 @@ import torch
 from evaluation.engine import hub
 from evaluation.engine.batches import SentenceModel, supports_pipeline
 from evaluation.engine.errors import EngineError, ModelLoadError, ModelNotFoundError, is_out_of_memory
+from evaluation.engine.host_memory import keep_large_blocks_for_reuse, return_free_memory
 from evaluation.engine.pipeline import (
     PipelineEncoder,
     automatic_token_budget,
@@ -303,6 +304,10 @@ class SentenceTransformerEncoder:
             # embeddings are normalised afterwards (l2_normalise), and every batch is checked for
             # finite values.
             model.to(getattr(torch, precision))
+        if device == "cpu":
+            # A CPU's float64 activations are hundreds of MB: reused from the heap, not mapped afresh
+            # for every operation (host_memory.py).
+            keep_large_blocks_for_reuse()
         automatic = 1024 if device.startswith("cuda") else 32
         encoder = cls(
             model=model,
@@ -400,20 +405,24 @@ class SentenceTransformerEncoder:
         batch plan, texts are encoded in consecutive groups of `group_size` (default: all at once), as
         if each group were one call of sentence-transformers' encode.
         """
-        pipeline = self.pipeline()
-        if pipeline is not None:
-            pipeline.group_size = group_size or max(1, len(texts))
-            try:
-                vectors = pipeline.encode(
-                    list(texts), None if on_batch is None else lambda rows, raw: on_batch(rows, l2_normalise(raw))
-                )
-            finally:
-                self.batch_size, self.halvings = pipeline.max_rows, pipeline.halvings
-            return l2_normalise(vectors)
-        vectors = self._encode_with_sentence_transformers(texts)
-        if on_batch is not None:
-            on_batch(np.arange(len(texts)), vectors)
-        return vectors
+        try:
+            pipeline = self.pipeline()
+            if pipeline is not None:
+                pipeline.group_size = group_size or max(1, len(texts))
+                try:
+                    vectors = pipeline.encode(
+                        list(texts), None if on_batch is None else lambda rows, raw: on_batch(rows, l2_normalise(raw))
+                    )
+                finally:
+                    self.batch_size, self.halvings = pipeline.max_rows, pipeline.halvings
+                return l2_normalise(vectors)
+            vectors = self._encode_with_sentence_transformers(texts)
+            if on_batch is not None:
+                on_batch(np.arange(len(texts)), vectors)
+            return vectors
+        finally:
+            if self.device == "cpu":
+                return_free_memory()
 
     def _encode_with_sentence_transformers(self, texts: list[str]) -> np.ndarray:
         while True:
