@@ -11,6 +11,12 @@ thread of a 2-core AMD EPYC with AVX-512 took 56.0 s with glibc's defaults and 4
 kept on the heap for the next batch (the embeddings bit for bit the same: the allocator never touches a
 value). float32 passes of the same batches are half the size and were barely affected.
 
+The heap then holds what a pass needs, and a little more: torch asks for 64-byte aligned blocks, and the
+few bytes glibc splits off the end of each can keep a freed block from joining its neighbours for a
+while. Measured on the same machine, peak memory stayed within 1.06× of glibc's defaults on the
+validation sample and equal on 5,000 texts of one length (913 against 923 MB), where every batch
+asks for blocks of the same sizes.
+
 `keep_large_blocks_for_reuse` lets freed blocks of any size stay with the process while it encodes;
 `return_free_memory` hands what is free back to the system when an encode ends, so that a worker does not
 hold its peak between runs. Both are no-ops where the C library is not glibc (musl, macOS) and where the
