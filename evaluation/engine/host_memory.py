@@ -7,13 +7,13 @@ which it adapts up to 32 MB and no further, with a fresh mapping, and unmaps it 
 freed. So each such operation first page-faulted through its whole output (about 25,000 faults per
 100 MB) before computing anything: a float64 GELU of 4,096 × 1,536 values took 42 ms instead of 20, an
 addition 26 ms instead of 5. Encoding 600 of the validation sample's texts with all-MiniLM-L6-v2 on one
-thread of a 2-core AMD EPYC with AVX-512 took 56.0 s with glibc's defaults and 48.2 s with large blocks
-kept on the heap for the next batch (the embeddings bit for bit the same: the allocator never touches a
-value). float32 passes of the same batches are half the size and were barely affected.
+thread of a 2-core AMD EPYC with AVX-512 took 53.7-54.2 s with glibc's defaults and 48.1-48.8 s with
+large blocks kept on the heap for the next batch (three runs each, alternating; the embeddings bit for
+bit the same: the allocator never touches a value).
 
 The heap then holds what a pass needs, and a little more: torch asks for 64-byte aligned blocks, and the
 few bytes glibc splits off the end of each can keep a freed block from joining its neighbours for a
-while. Measured on the same machine, peak memory stayed within 1.06× of glibc's defaults on the
+while. Measured on the same machine, peak memory stayed within 1.08× of glibc's defaults on the
 validation sample and equal on 5,000 texts of one length (913 against 923 MB), where every batch
 asks for blocks of the same sizes.
 
