@@ -63,9 +63,11 @@ def test_a_finished_runs_overview_is_in_the_cache_before_any_request(
     assert current_generation() == before + 1
     # Built under the new generation by the process that finished the run, before any request.
     label = str(finished.model).encode()
-    for query in ("", version_query(dataset.pk)):
-        stored = cache.get(page_keys("overview", "html", query)[0])
-        assert stored is not None and label.decode() in stored["body"], query
+    stored = cache.get(page_keys("overview", "html", "")[0])
+    assert stored is not None and label.decode() in stored["body"]
+    # The default version's pages are built once, where its visitors and its links go: not again with
+    # its version in the address.
+    assert cache.get(page_keys("overview", "html", version_query(dataset.pk))[0]) is None
     assert cache.get(page_keys("task-t1", "html", "")[0]) is not None
     assert label in cache.get(leaderboard_key(""))
     # And the finished run's own page, where its submitter is sent, with its place on the board.
@@ -93,6 +95,31 @@ def test_a_finished_runs_overview_is_in_the_cache_before_any_request(
     other = client.get(earlier.get_absolute_url())
     assert other.status_code == 200 and b'id="standing"' in other.content
     assert "overview_page" not in page_builds
+    # The version's own address is built by its first request, with the same board.
+    assert label in client.get(f"{reverse('leaderboard:overview')}?{version_query(dataset.pk)}").content
+
+
+def test_a_run_on_another_version_has_that_versions_pages_built_under_its_address(
+    client, django_capture_on_commit_callbacks
+):
+    cache.clear()
+    older = create_validation_dataset(("Hindi",), version="older", limit=10)
+    newer = create_validation_dataset(("Hindi",), version="newer", limit=10)
+    make_run(newer, "org/on-the-default", display_name="Default version model", languages=("hin",))
+    make_run(older, "org/on-the-older", display_name="Older version model", languages=("hin",))
+    assert b"Default version model" in client.get(reverse("leaderboard:overview")).content
+
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("evaluate", "--model", "bm25", "--dataset", older.slug, "--tasks", "t1")
+
+    label = str(Run.objects.get(model__name="bm25").model)
+    query = version_query(older.pk)
+    for name in ("overview", "task-t1"):
+        stored = cache.get(page_keys(name, "html", query)[0])
+        assert stored is not None and label in stored["body"], name
+    # The default version's board is built too (its version list counts the finished run's version).
+    default = cache.get(page_keys("overview", "html", "")[0])
+    assert default is not None and "Default version model" in default["body"] and label not in default["body"]
 
 
 def test_a_failed_build_still_moves_the_generation(monkeypatch, client, django_capture_on_commit_callbacks):
