@@ -34,9 +34,13 @@ def script_text(code: str, text: str | None, tag: str = "p") -> str:
     )
 
 
+def errors_query(task: str, source: str, target: str | None = None) -> str:
+    """The errors page's query for one unit (task, query language, document language of a pair)."""
+    return urlencode({"task": task, "language": source, **({"target": target} if target else {})})
+
+
 def errors_href(run_id: int, task: str, source: str, target: str | None = None) -> str:
-    query = urlencode({"task": task, "language": source, **({"target": target} if target else {})})
-    return f"{reverse('leaderboard:run_errors', args=[run_id])}?{query}"
+    return f"{reverse('leaderboard:run_errors', args=[run_id])}?{errors_query(task, source, target)}"
 
 
 @register.simple_tag
@@ -50,27 +54,21 @@ def errors_cell(run, task: str, source: str, target: str | None, units: set) -> 
     return format_html('<td class="per-query"><a class="errors-link" href="{}">queries</a></td>', href)
 
 
-@register.simple_tag
-def score_cell_with_errors(cell, run, task: str, languages: list[str], index: int, with_ranks: set[int]) -> str:
+def _cell_with_errors(cell, run, task: str, code: str, with_ranks: set[int], errors_page: str) -> str:
     """A task table's score cell with, for a re-run, a link to the language's queries, worst first.
 
     The link has no text of its own (its mark comes from the style sheet, its name from aria-label),
     so the cell still reads as its score in exports and in tests that read tables as text. A
     cross-lingual cell opens the language's first pair; the errors page switches between pairs.
+    `errors_page` is the run's errors page, reversed once a row.
     """
-    errors_page = reverse("leaderboard:run_errors", args=[run.id])
-    return mark_safe(_cell_with_errors(cell, run, task, languages[index], with_ranks, errors_page))
-
-
-def _cell_with_errors(cell, run, task: str, code: str, with_ranks: set[int], errors_page: str) -> str:
-    """score_cell_with_errors with the address of the run's errors page already known."""
     html = str(score_cell(cell, False))
     if cell.missing or run.is_published or run.id not in with_ranks:
         return html
     name = BY_CODE[code].name if code in BY_CODE else code
     link = format_html(
         ' <a class="errors-link" href="{}" title="{} queries, worst first" aria-label="{} queries, worst first"></a>',
-        f"{errors_page}?{urlencode({'task': task, 'language': code})}",
+        f"{errors_page}?{errors_query(task, code)}",
         name,
         name,
     )
