@@ -94,6 +94,18 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # timeout instead of failing with "database is locked" when a read transaction upgrades.
     DATABASES["default"].setdefault("OPTIONS", {}).update({"timeout": 30, "transaction_mode": "IMMEDIATE"})
     DATABASES["default"]["CONN_MAX_AGE"] = 0
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Every query is planned for one process. The pages' means are sums of floating-point scores,
+    # which depend on the order they are added in, and a parallel plan adds its workers' partial sums
+    # in the order the workers finish: at 1,000 models the T2 and T3x pages (and their downloads)
+    # differed in their last digits from one request to the next, six requests giving six files
+    # (tests/leaderboard/test_it_averages_scores_in_one_order_whatever_the_plan.py). One process adds
+    # the rows in the order its plan reads them, the same on every request. It costs speed where a
+    # request has a core to spare: built alone on an idle 2-core AMD EPYC at 1,000 models (two runs
+    # each), the overview took 1.08× as long (840-860 against 775-793 ms) and the T2 and T3x pages
+    # 1.16× (1,651-1,680 against 1,419-1,430 ms).
+    _options = DATABASES["default"].setdefault("OPTIONS", {})
+    _options["options"] = f"{_options.get('options', '')} -c max_parallel_workers_per_gather=0".strip()
 # A kept connection is checked before a request reuses it, and replaced when PostgreSQL has closed it (a
 # restart, a fail-over, idle connections terminated): the request gets a fresh one instead of an error.
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = env_bool("CONN_HEALTH_CHECKS", True)
