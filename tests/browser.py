@@ -69,6 +69,28 @@ def settled(page, *, quiet: float = QUIET_SECONDS, timeout: float = 60.0) -> Ite
             page.remove_listener(event, listener)
 
 
+# Chromium aborts the requests it has in flight whenever any network interface of the machine changes,
+# and reports each as a console error. The multi-host tests (tests/hosts.py) add and remove veth links
+# while other test processes drive their browsers: a page that loaded its images just then failed its
+# test with "net::ERR_NETWORK_CHANGED" for something the page had not done.
+NETWORK_CHANGED = "net::ERR_NETWORK_CHANGED"
+
+
+def watch_errors(page, *, page_errors: bool = True) -> list[str]:
+    """The list that the page's console errors (and, with `page_errors`, its uncaught exceptions) are
+    appended to while the test runs; requests cut by a change of the machine's network are not the page's."""
+    errors: list[str] = []
+
+    def console(message) -> None:
+        if message.type == "error" and NETWORK_CHANGED not in message.text:
+            errors.append(message.text)
+
+    page.on("console", console)
+    if page_errors:
+        page.on("pageerror", lambda exception: errors.append(str(exception)))
+    return errors
+
+
 def chromium_path() -> str:
     path = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
     if not Path(path).exists():

@@ -58,11 +58,11 @@ def browser():
 @pytest.fixture
 def page(browser):
     """A fresh browser page that fails the test on any console error or uncaught page exception."""
+    from tests.browser import watch_errors
+
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
-    page.on("pageerror", lambda exception: errors.append(str(exception)))
+    errors = watch_errors(page)
     page.console_errors = errors
     yield page
     context.close()

@@ -17,7 +17,7 @@ from annotation import services
 from evaluation.engine.languages import BY_CODE
 from tests.annotation.browser_steps import fonts_ready, log_in
 from tests.annotation.helpers import make_annotator, make_campaign
-from tests.browser import save_screenshot
+from tests.browser import save_screenshot, watch_errors
 from tests.validation import load_validation_items
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -124,8 +124,7 @@ def test_it_fits_a_phone_screen(browser, live_server, language):
     lease = services.acquire_lease(campaign, annotator)
     context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True)
     phone = context.new_page()
-    errors: list[str] = []
-    phone.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    errors = watch_errors(phone, page_errors=False)
     log_in(phone, live_server, annotator.email)
     phone.goto(f"{live_server.url}/annotate/rate/{lease.pk}/")
     fonts_ready(phone)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from rest_framework.authtoken.models import Token
 
+from tests.browser import watch_errors
 from tests.people import PASSWORD, make_researcher
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -16,8 +17,7 @@ def test_it_copies_the_token_and_the_curl_example(browser, live_server):
     context = browser.new_context()
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)
     page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    errors = watch_errors(page, page_errors=False)
     try:
         page.goto(f"{live_server.url}/accounts/login/?next=/accounts/api-token/")
         page.fill("input[name=login]", researcher.email)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browser import watch_errors
 from tests.leaderboard.figures import assert_figures_drawn
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -21,9 +22,7 @@ PAGE = """<!doctype html><html><body>
 def open_page(browser, live_server, html: str):
     context = browser.new_context()
     page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
-    page.on("pageerror", lambda exception: errors.append(str(exception)))
+    errors = watch_errors(page)
     # Serve the test page from the live server's origin so that the site's own scripts load as usual.
     page.route(f"{live_server.url}/figure-test", lambda route: route.fulfill(body=html, content_type="text/html"))
     page.goto(f"{live_server.url}/figure-test")

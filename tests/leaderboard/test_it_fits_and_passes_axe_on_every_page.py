@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser import save_screenshot
+from tests.browser import save_screenshot, watch_errors
 from tests.layout import LAPTOP, PHONE, elements_past_the_edge, overflowing_tables, page_width
 from tests.leaderboard.accessibility import serious_violations
 from tests.leaderboard.site_pages import open_context, open_page, visit_every_page
@@ -37,10 +37,8 @@ def test_every_page_fits_and_passes_axe(browser, live_server, site, viewport):
     phone = viewport is PHONE
     misfits: list[str] = []
     violations: dict[str, list[str]] = {}
-    errors: list[str] = []
     with open_context(browser, viewport) as page:
-        page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
-        page.on("pageerror", lambda exception: errors.append(str(exception)))
+        errors = watch_errors(page)
 
         def check(name: str, path: str) -> None:
             open_page(page, live_server.url, name, path)

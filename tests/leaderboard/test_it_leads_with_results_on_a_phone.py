@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from evaluation.models import Run
-from tests.browser import save_screenshot, settled
+from tests.browser import save_screenshot, settled, watch_errors
 from tests.layout import LAPTOP, PHONE, overflowing_tables, page_width
 from tests.leaderboard.figures import assert_figures_drawn
 
@@ -22,9 +22,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def phone(browser):
     context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=1)
     page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
-    page.on("pageerror", lambda exception: errors.append(str(exception)))
+    errors = watch_errors(page)
     yield page
     context.close()
     assert not errors, errors

@@ -7,7 +7,7 @@ import csv
 import pytest
 
 from evaluation.models import Run
-from tests.browser import save_screenshot
+from tests.browser import save_screenshot, watch_errors
 from tests.leaderboard.figures import assert_figures_drawn
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -151,8 +151,7 @@ def test_it_downloads_the_table_as_csv(page, live_server, published, tmp_path):
 def test_it_fits_a_phone_screen(browser, live_server, published):
     context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True)
     phone = context.new_page()
-    errors: list[str] = []
-    phone.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    errors = watch_errors(phone, page_errors=False)
     try:
         bge = Run.objects.get(model__name="BAAI/bge-m3")
         for path, name in (
