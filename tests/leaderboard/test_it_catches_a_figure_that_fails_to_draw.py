@@ -52,3 +52,25 @@ def test_it_passes_when_every_figure_draws(browser, live_server):
         assert errors == []
     finally:
         context.close()
+
+
+def test_it_leaves_out_only_requests_cut_by_a_change_of_the_machines_network(browser, live_server):
+    # Chromium's own message for such a request is imitated; a request refused for any other reason
+    # (here a reset connection) must still count against the page.
+    html = """<!doctype html><html><body><img src="/missing.png" alt=""><script src="/static/leaderboard/figures.js">
+    </script></body></html>"""
+    context = browser.new_context()
+    page = context.new_page()
+    errors = watch_errors(page)
+    page.route(f"{live_server.url}/missing.png", lambda route: route.abort("connectionreset"))
+    page.route(f"{live_server.url}/cut", lambda route: route.fulfill(body=html, content_type="text/html"))
+    try:
+        page.goto(f"{live_server.url}/cut")
+        page.evaluate("() => console.error('Failed to load resource: net::ERR_NETWORK_CHANGED')")
+        page.evaluate("() => console.error('a fault of the page itself')")
+        page.wait_for_timeout(200)
+        assert "a fault of the page itself" in errors
+        assert any("ERR_CONNECTION_RESET" in error for error in errors), errors
+        assert not any("ERR_NETWORK_CHANGED" in error for error in errors), errors
+    finally:
+        context.close()
