@@ -8,6 +8,13 @@
   if (!body || !window.fetch || !window.history.pushState) { return; }
   var pending = null;
   var typingTimer = null;
+  // What the body shows and what is on its way, as absolute URLs. An Enter after the typed search has
+  // already started (a slow machine, a slow typist) asks for the same board again: it is not fetched
+  // twice, or the second answer would be swapped in over whatever the visitor did with the first.
+  var shownUrl = absolute(window.location.href);
+  var pendingUrl = null;
+
+  function absolute(url) { return new URL(url, window.location.href).href; }
 
   function formUrl(form) {
     var params = new URLSearchParams();
@@ -47,9 +54,13 @@
 
   function load(url, push) {
     cancelTypedSearch();
+    var target = absolute(url);
+    // Back and forward always load: the URL has changed under a body that still shows the old one.
+    if (push && (target === pendingUrl || (pending === null && target === shownUrl))) { return; }
     if (pending) { pending.abort(); }
     var controller = new AbortController();
     pending = controller;
+    pendingUrl = target;
     var focused = document.activeElement && document.activeElement.id;
     var caret = focused && document.activeElement.selectionStart;
     body.setAttribute("aria-busy", "true");
@@ -61,6 +72,8 @@
       .then(function (html) {
         // A body with charts on a page that loaded without plotly needs a full load.
         if (typeof Plotly === "undefined" && html.indexOf("data-figure") >= 0) { window.location.href = url; return; }
+        if (pending === controller) { pending = null; pendingUrl = null; }
+        shownUrl = target;
         body.innerHTML = html;
         showFiltersOpen();
         if (push) { window.history.pushState({ fragment: true }, "", url); }
@@ -75,6 +88,7 @@
       })
       .catch(function (error) {
         if (error.name === "AbortError") { return; }
+        if (pending === controller) { pending = null; pendingUrl = null; }
         window.location.href = url;
       });
   }

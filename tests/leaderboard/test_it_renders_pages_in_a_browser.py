@@ -119,6 +119,30 @@ def test_it_searches_once_when_enter_follows_typing(page, live_server, published
     assert fragments == [f"{live_server.url}/?q=mpnet"]
 
 
+def test_it_does_not_search_again_when_enter_comes_after_the_typed_search(page, live_server, published):
+    """On a loaded machine (or with a slow typist) the typed search has started before Enter arrives."""
+    page.goto(live_server.url + "/")
+    fragments: list[str] = []
+    page.on("request", lambda request: request.headers.get("x-page-fragment") and fragments.append(request.url))
+    page.fill("input[name=q]", "mpnet")
+    page.wait_for_url("**q=mpnet**")
+    page.wait_for_selector("#page-body:not([aria-busy])")
+    shown = page.locator("#overview-table td.model").all_inner_texts()
+    page.press("input[name=q]", "Enter")
+    page.wait_for_timeout(1000)
+    assert fragments == [f"{live_server.url}/?q=mpnet"]
+    # A different query, or going back, still loads.
+    page.fill("input[name=q]", "bge")
+    page.press("input[name=q]", "Enter")
+    page.wait_for_url("**q=bge**")
+    page.wait_for_selector("#page-body:not([aria-busy])")
+    page.go_back()
+    page.wait_for_url("**q=mpnet")
+    page.wait_for_selector("#page-body:not([aria-busy])")
+    assert page.locator("#overview-table td.model").all_inner_texts() == shown
+    assert fragments == [f"{live_server.url}/?q={query}" for query in ("mpnet", "bge", "mpnet")]
+
+
 def test_it_filters_without_javascript_too(browser, live_server, published):
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
