@@ -210,7 +210,9 @@ def resolve_selection(params: QueryDict, unit_columns: list[tuple[str, str]]) ->
     dataset = form.cleaned_data.get("dataset") or Dataset.choose_default(versions)
     chosen_runs, twins = prefer_reruns(list(filterset.qs.on_benchmark(dataset)) if dataset else [])
     units = (
-        Score.objects.filter(run__dataset=dataset, run__status=Run.Status.DONE).units(unit_columns) if dataset else []
+        Score.objects.units_of_runs(Run.objects.filter(dataset=dataset, status=Run.Status.DONE), unit_columns)
+        if dataset
+        else []
     )
     available = ordered_codes([source for _, source, _ in units] + [target for _, _, target in units if target])
     languages = select_languages(
