@@ -1050,7 +1050,7 @@ class ScoreQuerySet(models.QuerySet):
             return []
         column_key = "(task || ' ' || metric)"
         unit_key = "(source_id || ' ' || COALESCE(target_id, ''))"
-        ctes, selects, params = [], [], []
+        ctes, selects, cte_params, select_params = [], [], [], []
         for index, (task, metric) in enumerate(columns):
             name = f"column_{index}"
             ctes.append(
@@ -1058,15 +1058,14 @@ class ScoreQuerySet(models.QuerySet):
                 f"UNION ALL SELECT (SELECT {unit_key} FROM {table} WHERE {column_key} = %s "
                 f"AND {unit_key} > {name}.unit ORDER BY 1 LIMIT 1) FROM {name} WHERE {name}.unit IS NOT NULL)"
             )
-            params += [f"{task} {metric}"] * 2
-        for index, (task, metric) in enumerate(columns):
-            name = f"column_{index}"
+            cte_params += [f"{task} {metric}"] * 2
             selects.append(
                 f"SELECT %s, split_part({name}.unit, ' ', 1), NULLIF(split_part({name}.unit, ' ', 2), '') "
                 f"FROM {name} WHERE {name}.unit IS NOT NULL AND EXISTS (SELECT 1 FROM {table} "
                 f"WHERE {column_key} = %s AND {unit_key} = {name}.unit AND run_id IN ({runs_sql}))"
             )
-            params += [task, f"{task} {metric}", *runs_params]
+            select_params += [task, f"{task} {metric}", *runs_params]
+        params = cte_params + select_params
         with connection.cursor() as cursor:
             cursor.execute(f"WITH RECURSIVE {', '.join(ctes)} {' UNION ALL '.join(selects)}", params)
             return [(task, source, target) for task, source, target in cursor.fetchall()]
