@@ -338,7 +338,30 @@ class EmbeddingModel(models.Model):
             self.save(update_fields=missing)
 
 
+# A (task, source, target) for which a version has results; target is None for a single language.
+CoveredUnit = tuple[str, str, str | None]
+
+
 class RunQuerySet(models.QuerySet):
+    def covered_units(self, columns: list[tuple[str, str]]) -> list[CoveredUnit]:
+        """Distinct (task, source, target) for which any of these runs has a score in any of `columns`
+        ((task, metric) pairs): what a version covers. Sorted by task, source and target (no target
+        first), so that whatever averages over these units adds them in one order on every plan."""
+        if not columns:
+            return []
+        if connection.vendor == "postgresql":
+            found = _units_by_skipping(self, columns)
+        else:
+            per_column = [
+                Score.objects.filter(run__in=self, task=task, metric=metric)
+                .values_list("task", "source_id", "target_id")
+                .distinct()
+                .order_by()
+                for task, metric in columns
+            ]
+            found = _united(per_column, keep_repeats=False)
+        return sorted(set(found), key=lambda unit: (unit[0], unit[1], unit[2] or ""))
+
     def on_benchmark(self, dataset: Dataset) -> RunQuerySet:
         """Finished runs of one benchmark version, with their model: the rows of a leaderboard.
 
@@ -933,6 +956,41 @@ def _united(parts: list, *, keep_repeats: bool) -> list:
     return list(first.union(*others, all=keep_repeats)) if others else list(first)
 
 
+def _units_by_skipping(runs: models.QuerySet[Run], columns: list[tuple[str, str]]) -> list[CoveredUnit]:
+    """Each column's units found by skipping through the index score_units (migration 0016) from one
+    (source, target) to the next, each kept when one of `runs` has a score there.
+
+    A column has a few hundred units among a million scores at 1,000 models: the distinct units of
+    every run's scores took 234-256 ms for the overview's six columns on a 2-core Xeon there, and this
+    20-22 ms. The expressions are written as the index writes them; a unit key is "source target"
+    (codes hold no space), with an empty target for a single language."""
+    table = connection.ops.quote_name(Score._meta.db_table)
+    try:
+        runs_sql, runs_params = runs.values("pk").query.sql_with_params()
+    except EmptyResultSet:  # Run.objects.none(), or a filter on an empty list
+        return []
+    column_key = "(task || ' ' || metric)"
+    unit_key = "(source_id || ' ' || COALESCE(target_id, ''))"
+    ctes, selects, cte_params, select_params = [], [], [], []
+    for index, (task, metric) in enumerate(columns):
+        name = f"column_{index}"
+        ctes.append(
+            f"{name}(unit) AS ((SELECT {unit_key} FROM {table} WHERE {column_key} = %s ORDER BY 1 LIMIT 1) "
+            f"UNION ALL SELECT (SELECT {unit_key} FROM {table} WHERE {column_key} = %s "
+            f"AND {unit_key} > {name}.unit ORDER BY 1 LIMIT 1) FROM {name} WHERE {name}.unit IS NOT NULL)"
+        )
+        cte_params += [f"{task} {metric}"] * 2
+        selects.append(
+            f"SELECT %s, split_part({name}.unit, ' ', 1), NULLIF(split_part({name}.unit, ' ', 2), '') "
+            f"FROM {name} WHERE {name}.unit IS NOT NULL AND EXISTS (SELECT 1 FROM {table} "
+            f"WHERE {column_key} = %s AND {unit_key} = {name}.unit AND run_id IN ({runs_sql}))"
+        )
+        select_params += [task, f"{task} {metric}", *runs_params]
+    with connection.cursor() as cursor:
+        cursor.execute(f"WITH RECURSIVE {', '.join(ctes)} {' UNION ALL '.join(selects)}", cte_params + select_params)
+        return [(task, source, target) for task, source, target in cursor.fetchall()]
+
+
 def in_page_order(rows: list[dict], languages: list[str], metrics: list[str]) -> list[dict]:
     """Rows by run, then language and metric in the order the caller lists them.
 
@@ -951,10 +1009,6 @@ def in_page_order(rows: list[dict], languages: list[str], metrics: list[str]) ->
             row["metric"],
         ),
     )
-
-
-# A (task, source, target) for which a version has results; target is None for a single language.
-CoveredUnit = tuple[str, str, str | None]
 
 
 class ScoreQuerySet(models.QuerySet):
@@ -1015,60 +1069,6 @@ class ScoreQuerySet(models.QuerySet):
                 .order_by()
             )
         return _united(per_column, keep_repeats=True)
-
-    def units_of_runs(self, runs: models.QuerySet[Run], columns: list[tuple[str, str]]) -> list[CoveredUnit]:
-        """Distinct (task, source, target) for which any of `runs` has a result in any of `columns`
-        ((task, metric) pairs): what a version covers. Sorted by task, source and target (no target
-        first), so that whatever averages over these units adds them in one order on every plan."""
-        if not columns:
-            return []
-        if connection.vendor == "postgresql":
-            found = self._units_by_skipping(runs, columns)
-        else:
-            per_column = [
-                self.filter(run__in=runs, task=task, metric=metric)
-                .values_list("task", "source_id", "target_id")
-                .distinct()
-                .order_by()
-                for task, metric in columns
-            ]
-            found = _united(per_column, keep_repeats=False)
-        return sorted(set(found), key=lambda unit: (unit[0], unit[1], unit[2] or ""))
-
-    def _units_by_skipping(self, runs: models.QuerySet[Run], columns: list[tuple[str, str]]) -> list[CoveredUnit]:
-        """A column's units found by skipping through the index score_units (migration 0016) from one
-        (source, target) to the next, each kept when one of `runs` has a score there.
-
-        A column has a few hundred units among a million scores at 1,000 models: the distinct units of
-        every run's scores took 256 ms on a 2-core Xeon there, and this about 10 ms per column. The
-        expressions are written as the index writes them; a unit key is "source target" (codes hold no
-        space), with an empty target for a single language."""
-        table = connection.ops.quote_name(self.model._meta.db_table)
-        try:
-            runs_sql, runs_params = runs.values("pk").query.sql_with_params()
-        except EmptyResultSet:  # Run.objects.none(), or a filter on an empty list
-            return []
-        column_key = "(task || ' ' || metric)"
-        unit_key = "(source_id || ' ' || COALESCE(target_id, ''))"
-        ctes, selects, cte_params, select_params = [], [], [], []
-        for index, (task, metric) in enumerate(columns):
-            name = f"column_{index}"
-            ctes.append(
-                f"{name}(unit) AS ((SELECT {unit_key} FROM {table} WHERE {column_key} = %s ORDER BY 1 LIMIT 1) "
-                f"UNION ALL SELECT (SELECT {unit_key} FROM {table} WHERE {column_key} = %s "
-                f"AND {unit_key} > {name}.unit ORDER BY 1 LIMIT 1) FROM {name} WHERE {name}.unit IS NOT NULL)"
-            )
-            cte_params += [f"{task} {metric}"] * 2
-            selects.append(
-                f"SELECT %s, split_part({name}.unit, ' ', 1), NULLIF(split_part({name}.unit, ' ', 2), '') "
-                f"FROM {name} WHERE {name}.unit IS NOT NULL AND EXISTS (SELECT 1 FROM {table} "
-                f"WHERE {column_key} = %s AND {unit_key} = {name}.unit AND run_id IN ({runs_sql}))"
-            )
-            select_params += [task, f"{task} {metric}", *runs_params]
-        params = cte_params + select_params
-        with connection.cursor() as cursor:
-            cursor.execute(f"WITH RECURSIVE {', '.join(ctes)} {' UNION ALL '.join(selects)}", params)
-            return [(task, source, target) for task, source, target in cursor.fetchall()]
 
     def per_language(self, task: str, metrics: list[str], languages: list[str]) -> list[dict]:
         """Per-language values of a monolingual task: rows {run_id, source, metric, value, ci_low, ci_high}."""

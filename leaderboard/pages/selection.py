@@ -13,7 +13,7 @@ from django.http import QueryDict
 
 from evaluation.engine.languages import BY_CODE, LANGUAGES
 from evaluation.engine.registry import TASKS, TaskSpec
-from evaluation.models import Dataset, Run, Score, in_page_order
+from evaluation.models import Dataset, Run, in_page_order
 from leaderboard.coverage import Coverage, averaging_languages, common_languages, coverage
 from leaderboard.filters import LanguageSelectionForm, LeaderboardFilter
 from leaderboard.tables.cells import RunInfo
@@ -209,11 +209,7 @@ def resolve_selection(params: QueryDict, unit_columns: list[tuple[str, str]]) ->
     versions = list(form.fields["dataset"].queryset)
     dataset = form.cleaned_data.get("dataset") or Dataset.choose_default(versions)
     chosen_runs, twins = prefer_reruns(list(filterset.qs.on_benchmark(dataset)) if dataset else [])
-    units = (
-        Score.objects.units_of_runs(Run.objects.filter(dataset=dataset, status=Run.Status.DONE), unit_columns)
-        if dataset
-        else []
-    )
+    units = Run.objects.filter(dataset=dataset, status=Run.Status.DONE).covered_units(unit_columns) if dataset else []
     available = ordered_codes([source for _, source, _ in units] + [target for _, _, target in units if target])
     languages = select_languages(
         available,

@@ -5,7 +5,7 @@ skipping through an index of units, on PostgreSQL.
 the index (task, metric, run) with the other columns it needs stored beside the keys: no row of the
 table is read, and the averages are grouped in the index's run order without a sort. At 1,000 models
 the overview's averages took 80 ms so, against 280 ms for one aggregate over an OR of the columns.
-`units_of_runs` skips from one (source, target) of a column to the next through the expression index
+`RunQuerySet.covered_units` skips from one (source, target) of a column to the next through the expression index
 score_units, which no query of the averages can be planned on. A small test table would be scanned
 whole by the planner's own choice, so the plans are asked for with the table scans switched off: what
 is checked is that the index can answer every part.
@@ -77,7 +77,7 @@ def test_the_averages_of_every_column_are_read_from_the_covering_index(board):
 def test_a_versions_coverage_is_found_by_skipping_through_the_units_index(board):
     needs_postgresql()
     dataset, _ = board
-    plans = plans_of(lambda: Score.objects.units_of_runs(Run.objects.filter(dataset=dataset), COLUMNS))
+    plans = plans_of(lambda: Run.objects.filter(dataset=dataset).covered_units(COLUMNS))
     assert len(plans) == 1
     score_scans = [line for line in plans[0].splitlines() if "on evaluation_score" in line]
     assert score_scans and all("using score_units" in line for line in score_scans), plans[0]
@@ -141,7 +141,7 @@ def test_a_versions_coverage_lists_each_unit_with_a_result_once_in_one_order(boa
     make_run(other, "org/elsewhere", languages=("guj", "kan"))
     make_run(dataset, "org/failed", languages=("pan", "ory"), status=Run.Status.FAILED)
     runs = Run.objects.filter(dataset=dataset, status=Run.Status.DONE)
-    units = Score.objects.units_of_runs(runs, COLUMNS)
+    units = runs.covered_units(COLUMNS)
     assert len(units) == len(set(units))
     scores = Score.objects.filter(run__in=runs)
     expected = {
@@ -153,5 +153,5 @@ def test_a_versions_coverage_lists_each_unit_with_a_result_once_in_one_order(boa
     assert ("t1", "hin", None) in expected and ("t2", "hin", "tam") in expected
     assert not any({"guj", "kan", "pan", "ory"} & {source, target} for _, source, target in units)
     assert units == sorted(units, key=lambda unit: (unit[0], unit[1], unit[2] or ""))
-    assert Score.objects.units_of_runs(Run.objects.none(), COLUMNS) == []
-    assert Score.objects.units_of_runs(runs, []) == []
+    assert Run.objects.none().covered_units(COLUMNS) == []
+    assert runs.covered_units([]) == []
