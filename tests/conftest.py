@@ -4,15 +4,23 @@ import os
 import uuid
 
 import pytest
+import threadpoolctl
 
 # scripts/test runs several test processes on the cores (pytest-xdist). torch's and MKL's thread pools
 # would each take every core and fight over them: encoding the validation sample with MiniLM took
 # 58 s alone with two threads and 106 s with one, but 112 s with two threads beside the other test
 # process. One thread each, set before anything imports torch (Django starts without it), for these
 # processes and the workers and commands they start.
+#
+# numpy is imported before this file is read: pytest-django sets Django up first, and the models import
+# it. Its OpenBLAS had by then started one thread per core, and with two test processes on two cores a
+# matrix product's threads waited for each other: scikit-learn's Newton fits in
+# test_it_fits_t4_by_newton_in_torch_as_scikit_learn_does.py took 5.2 s in the fast tier against 0.6 s
+# alone. So the thread pools already loaded are held to one thread as well.
 if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
-    for _threads in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    for _threads in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ.setdefault(_threads, "1")
+    threadpoolctl.threadpool_limits(1)
 
 
 def pytest_collection_finish(session):
