@@ -20,6 +20,7 @@ from evaluation.engine.languages import BCP47
 from evaluation.engine.registry import TASKS, is_cross_lingual
 from evaluation.lifecycle import Attempt, RunLifecycle
 from evaluation.lifecycle import stage_remaining_seconds as stage_remaining
+from evaluation.lookups import AnyOf
 from evaluation.public import public_details, public_manifest, public_model_name
 from evaluation.published import PublishedDetails
 from evaluation.redaction import public_failure
@@ -1016,7 +1017,7 @@ class ScoreQuerySet(models.QuerySet):
         return self.filter(run=run)
 
     def for_runs(self, run_ids: list[int]) -> ScoreQuerySet:
-        return self.filter(run_id__in=run_ids)
+        return self.filter(run_id__any_of=run_ids)
 
     def column_means(
         self,
@@ -1049,8 +1050,8 @@ class ScoreQuerySet(models.QuerySet):
             if groups:
                 by_run = Q(pk__in=[])
                 for chosen, run_ids in groups.items():
-                    by_run |= Q(run_id__in=run_ids) & _language_condition(task, list(chosen), pair_mode)
-                rest = ~Q(run_id__in=[run_id for run_ids in groups.values() for run_id in run_ids])
+                    by_run |= Q(run_id__any_of=run_ids) & _language_condition(task, list(chosen), pair_mode)
+                rest = ~Q(run_id__any_of=[run_id for run_ids in groups.values() for run_id in run_ids])
                 by_run |= rest & _language_condition(task, languages, pair_mode)
             else:
                 by_run = _language_condition(task, languages, pair_mode)
@@ -1183,3 +1184,7 @@ class Score(models.Model):
     def __str__(self) -> str:
         pair = f"{self.source_id}->{self.target_id}" if self.target_id else self.source_id
         return f"{self.task} {pair} {self.metric}={self.value:.4f}"
+
+
+# A board's scores are asked for 1,000 runs at a time: their ids travel as one array (evaluation/lookups.py).
+Score._meta.get_field("run").register_lookup(AnyOf)

@@ -315,7 +315,7 @@ def per_source_means_by_run(
     values: list[dict] = []
     with_outside = False
     for chosen, run_ids in groups.items():
-        group = scores.filter(run_id__in=run_ids)
+        group = scores.filter(run_id__any_of=run_ids)
         inside = [code for code in languages if code in chosen]
         values += group.per_source_means(task, metrics, inside, pair_mode) if inside else []
         if len(inside) < len(languages):

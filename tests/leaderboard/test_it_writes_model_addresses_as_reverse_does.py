@@ -1,0 +1,43 @@
+"""A table's rows write each model's address from one reversed address (leaderboard_tags.model_pages);
+every address is the one reverse() gives for that model, whatever its name and the site's prefix."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import get_script_prefix, set_script_prefix
+
+from leaderboard.templatetags.leaderboard_tags import model_page, model_pages
+
+AWKWARD_NAMES = [
+    "BAAI/bge-m3",
+    "sentence-transformers/all-MiniLM-L6-v2",
+    "intfloat/multilingual-e5-large-instruct",
+    "..",
+    ".",
+    "model",
+    "models/model",
+    "a b?c#d%e&f=g",
+    "/leading/and/trailing/",
+    "हिन्दी-मॉडल",
+    "ÜBER_model.v2",
+    "---",
+]
+
+
+@pytest.fixture
+def site_under_a_prefix():
+    before = get_script_prefix()
+    set_script_prefix("/board/")
+    yield
+    set_script_prefix(before)
+
+
+@pytest.mark.parametrize("name", AWKWARD_NAMES)
+def test_each_address_is_the_reversed_one(name):
+    assert model_pages()(name) == model_page(name)
+
+
+def test_the_addresses_keep_the_sites_prefix(site_under_a_prefix):
+    written = model_pages()
+    assert [written(name) for name in AWKWARD_NAMES] == [model_page(name) for name in AWKWARD_NAMES]
+    assert all(address.startswith("/board/models/") for address in map(written, AWKWARD_NAMES))
