@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.exceptions import EmptyResultSet
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Lookup
+from django.db.models.sql.compiler import SQLCompiler
 
 
 class AnyOf(Lookup):
@@ -22,10 +26,10 @@ class AnyOf(Lookup):
     def get_prep_lookup(self) -> list[int]:
         return [int(value) for value in self.rhs]
 
-    def as_sql(self, compiler, connection) -> tuple[str, list]:
+    def as_sql(self, compiler: SQLCompiler, connection: BaseDatabaseWrapper) -> tuple[str, tuple[Any, ...]]:
         if not self.rhs:
             raise EmptyResultSet
         lhs, lhs_params = self.process_lhs(compiler, connection)
         if connection.vendor == "postgresql":
-            return f"{lhs} = ANY(%s::bigint[])", [*lhs_params, self.rhs]
-        return f"{lhs} IN ({', '.join(['%s'] * len(self.rhs))})", [*lhs_params, *self.rhs]
+            return f"{lhs} = ANY(%s::bigint[])", (*lhs_params, self.rhs)
+        return f"{lhs} IN ({', '.join(['%s'] * len(self.rhs))})", (*lhs_params, *self.rhs)
