@@ -10,7 +10,7 @@ from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
 from evaluation.engine.languages import BY_CODE
-from leaderboard.templatetags.leaderboard_tags import _text, model_pages, score_cell
+from leaderboard.templatetags.leaderboard_tags import _text, model_pages, run_pages, score_cell
 
 register = template.Library()
 
@@ -88,9 +88,8 @@ def task_rows(table, task: str, with_ranks: set[int], first_table: bool) -> str:
     width = len(languages) + 2
     if not table.rows:
         return mark_safe(f'<tr><td colspan="{width}" class="missing">No results for this selection.</td></tr>')
-    run_page = reverse("leaderboard:run_detail", args=[0])[: -len("0/")]
-    # Reversed once for the table (run ids are digits, which reverse() leaves as they are).
-    errors_head, _, errors_tail = reverse("leaderboard:run_errors", args=[0]).rpartition("/0/")
+    run_page = run_pages("leaderboard:run_detail")
+    errors_page_of = run_pages("leaderboard:run_errors")
     model_page_of = model_pages()
     blocks = table.block_by_run if isinstance(table.block_by_run, dict) else {}
     labels = table.block_labels if isinstance(table.block_labels, dict) else {}
@@ -113,7 +112,7 @@ def task_rows(table, task: str, with_ranks: set[int], first_table: bool) -> str:
             if run.is_older_engine
             else ""
         )
-        errors_page = f"{errors_head}/{run.id}/{errors_tail}"
+        errors_page = errors_page_of(run.id)
         scores = "".join(
             _cell_with_errors(cell, run, task, code, with_ranks, errors_page)
             for code, cell in zip(languages, cells, strict=False)
@@ -121,7 +120,7 @@ def task_rows(table, task: str, with_ranks: set[int], first_table: bool) -> str:
         out.append(
             f'<tr data-block="{_text(block)}"{anchor}>\n'
             f'  <td class="model"><a href="{_text(model_page_of(run.model_name))}">{label}</a> '
-            f'<a class="badge {kind}" href="{run_page}{run.id}/" title="this run\'s page" '
+            f'<a class="badge {kind}" href="{run_page(run.id)}" title="this run\'s page" '
             f'aria-label="{word}: {label}, run {run.id}">{word}</a>{older}{no_per_query_data(run)}</td>\n'
             f"  {scores}{score_cell(mean, False)}\n"
             "</tr>"

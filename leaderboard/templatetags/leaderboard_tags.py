@@ -92,7 +92,7 @@ def overview_rows(table, facts: dict, published_twins: dict) -> str:
     model or a language is escaped as the template escaped it, and numbers go through the same filters.
     """
     width = len(table.visible_columns) + 10
-    run_page = reverse("leaderboard:run_detail", args=[0])[: -len("0/")]
+    run_page = run_pages("leaderboard:run_detail")
     model_page_of = model_pages()
     several_blocks = table.several_blocks
     previous_block: object = object()
@@ -118,7 +118,7 @@ def overview_rows(table, facts: dict, published_twins: dict) -> str:
         )
         twin = published_twins.get(run.id) if isinstance(published_twins, dict) else None
         twin_link = (
-            f' <a class="published-twin" href="{run_page}{twin.pk}/" '
+            f' <a class="published-twin" href="{run_page(twin.pk)}" '
             'title="the reference implementation\'s figures for this model">published figures</a>'
             if twin
             else ""
@@ -163,7 +163,7 @@ def overview_rows(table, facts: dict, published_twins: dict) -> str:
             f'  <td class="model" data-rank="{rank}" data-overall="{overall}"><a href="{model_link}">'
             f"{_text(run.label)}</a>{hub}{twin_link}{trained}</td>\n"
             f'  <td class="coverage-label{partial}" title="{averaged}{declared_text}">{coverage_label}</td>\n'
-            f'  <td class="origin"><a class="badge {"published" if published else "rerun"}" href="{run_page}{run.id}/" '
+            f'  <td class="origin"><a class="badge {"published" if published else "rerun"}" href="{run_page(run.id)}" '
             f'title="this run\'s page">{"published" if published else "re-run"}</a>{older}</td>\n'
             f"  {score_cell(row.overall)}\n"
             f"  {cells}\n"
@@ -223,6 +223,13 @@ def model_pages() -> Callable[[str], str]:
     address is the one `model_page` gives (tests/leaderboard/test_it_links_every_model_name_to_its_page.py)."""
     head = reverse("leaderboard:model_detail", args=["model"])[: -len("model/")]
     return lambda public_name: f"{head}{model_slug(public_name)}/"
+
+
+def run_pages(view: str) -> Callable[[int], str]:
+    """`reverse(view, args=[run_id])` for the rows of a table: reversed once, each run's id put in its place
+    (an id is digits, which reverse() leaves as they are)."""
+    head, _, tail = reverse(view, args=[0]).rpartition("/0/")
+    return lambda run_id: f"{head}/{run_id}/{tail}"
 
 
 @register.filter
