@@ -7,8 +7,10 @@ Everything stays on the loopback interface and is bounded:
 
 1. a scratch PostgreSQL database `<NAME>_latency_bench` is created, migrated and filled with
    `--models` finished runs on one benchmark version, each with every task's synthetic scores
-   (12 languages, 132 ordered pairs, all metrics, bootstrap intervals: about 1,200 scores a run),
-   then analysed as autovacuum would;
+   (12 languages, 132 ordered pairs, all metrics, bootstrap intervals: about 1,200 scores a run)
+   and what the worker stores for a re-run besides (its details, listing a rank file per retrieval
+   unit, and its bootstrap replicates file: about 2.3 MB a run, in a scratch MEDIA_ROOT; `--scores-only`
+   leaves them out, as this bench did before 2026-11-30), then analysed as autovacuum would;
 2. two gunicorn servers start on 127.0.0.1 against it (config/gunicorn.py with sync workers; with
    --deployed-config its threaded workers as deployed): one caching public pages as deployed
    (generation keys in the cache; Redis when REDIS_URL is set), one with
@@ -132,8 +134,56 @@ def synthetic_scores(run, languages: dict, generator: random.Random, level: floa
     return scores
 
 
-def fill(models: int, seed: int = 11) -> int:
-    """Migrate the scratch database and write `models` finished runs with every task's scores."""
+RETRIEVAL_TASKS = ("t1", "t2", "t3", "t3x")
+
+
+def store_results(run, scores: list, generator: random.Random) -> None:
+    """What the worker leaves for a finished re-run besides its scores, with synthetic values: its
+    details (every task's average with its joint interval, one rank file listed per retrieval unit) and
+    its bootstrap replicates file (evaluation/replicates.py, written by its own writer), so that the
+    board reads each run's stored results as it reads a real re-run's. The rank files themselves are
+    not written: the pages read the replicates kept beside them."""
+    import numpy as np
+
+    from evaluation.engine.bootstrap import DEFAULT_RESAMPLES
+    from evaluation.engine.registry import TASKS
+    from evaluation.engine.results import Details, Interval, RankFile
+    from evaluation.replicates import ALL, average_key, unit_key, write_replicates
+
+    draws = np.random.default_rng(generator.randrange(2**32))
+    by_task: dict[str, dict[str, list[float]]] = {}
+    units: dict[str, list[tuple[str, str | None]]] = {}
+    arrays: dict[str, np.ndarray] = {}
+    for score in scores:
+        by_task.setdefault(score.task, {}).setdefault(score.metric, []).append(score.value)
+        if score.task not in RETRIEVAL_TASKS or score.metric != TASKS[score.task].main_metric:
+            continue
+        target = score.target.code if score.target else None
+        units.setdefault(score.task, []).append((score.source.code, target))
+        arrays[unit_key(score.task, score.source.code, target, score.metric)] = draws.normal(
+            score.value, 0.01, DEFAULT_RESAMPLES
+        )
+    averages: dict[str, dict[str, Interval]] = {}
+    for task, metrics in by_task.items():
+        for metric, values in metrics.items():
+            mean = float(np.mean(values))
+            averages.setdefault(task, {})[metric] = Interval(mean, mean - 0.01, mean + 0.01, len(values))
+            if task in RETRIEVAL_TASKS:
+                arrays[average_key(task, metric)] = draws.normal(mean, 0.005, DEFAULT_RESAMPLES)
+                arrays[f"{task}/{ALL}/count/{metric}"] = np.asarray([len(values)])
+    ranks = [
+        RankFile(task, source, target, f"runs/{run.pk}/ranks/{task}/{source}/{target or '-'}.npz")
+        for task, task_units in units.items()
+        for source, target in task_units
+    ]
+    run.details = Details(averages=averages, ranks=ranks).to_dict()
+    run.save(update_fields=["details"])
+    write_replicates(run.pk, arrays, [entry.path for entry in ranks])
+
+
+def fill(models: int, seed: int = 11, *, stored: bool = True) -> int:
+    """Migrate the scratch database and write `models` finished runs with every task's scores (and,
+    with `stored`, their stored results: details and bootstrap replicates, as re-runs have them)."""
     import django
 
     django.setup()
@@ -155,6 +205,8 @@ def fill(models: int, seed: int = 11) -> int:
         run = Run.objects.create(model=model, dataset=dataset, status=Run.Status.DONE, origin=Run.Origin.RERUN)
         scores = synthetic_scores(run, languages, generator, generator.uniform(0.02, 0.4))
         Score.objects.bulk_create(scores, batch_size=5000)
+        if stored:
+            store_results(run, scores, generator)
         total += len(scores)
     # Autovacuum would vacuum and analyse the new rows shortly (PostgreSQL vacuums a table after enough
     # inserts); doing it now gives the planner the statistics a running site has, and the visibility map
@@ -183,7 +235,9 @@ def add_finished_run(index: int, seed: int = 23, *, finish: bool = False) -> int
     )
     status = Run.Status.SCORING if finish else Run.Status.DONE
     run = Run.objects.create(model=model, dataset=dataset, status=status, origin=Run.Origin.RERUN, worker="bench")
-    Score.objects.bulk_create(synthetic_scores(run, languages, generator, 0.45), batch_size=5000)
+    scores = synthetic_scores(run, languages, generator, 0.45)
+    Score.objects.bulk_create(scores, batch_size=5000)
+    store_results(run, scores, generator)
     return run.pk
 
 
@@ -377,6 +431,11 @@ def main() -> int:
     parser.add_argument(
         "--identity", action="store_true", help="ask for uncompressed responses (Accept-Encoding: identity)"
     )
+    parser.add_argument(
+        "--scores-only",
+        action="store_true",
+        help="write the runs' scores only, without the details and replicates a re-run stores (as before 2026-11-30)",
+    )
     args = parser.parse_args()
     headers = IDENTITY_HEADERS if args.identity else BROWSER_HEADERS
 
@@ -386,13 +445,23 @@ def main() -> int:
         return 2
     bench_url, bench_name = scratch_url(database_url)
     recreate_database(database_url, bench_name)
-    env = {**os.environ, "DATABASE_URL": bench_url, "DJANGO_SETTINGS_MODULE": "config.settings.base", "DEBUG": "0"}
-    os.environ.update({"DATABASE_URL": bench_url, "DJANGO_SETTINGS_MODULE": "config.settings.base"})
+    # The runs' stored files (replicates) go to a scratch folder that the bench and both servers read.
+    media = tempfile.mkdtemp(prefix="latency-bench-media-")
+    env = {
+        **os.environ,
+        "DATABASE_URL": bench_url,
+        "DJANGO_SETTINGS_MODULE": "config.settings.base",
+        "DEBUG": "0",
+        "MEDIA_ROOT": media,
+    }
+    os.environ.update(
+        {"DATABASE_URL": bench_url, "DJANGO_SETTINGS_MODULE": "config.settings.base", "MEDIA_ROOT": media}
+    )
     servers: list[subprocess.Popen] = []
     scratch = ""
     try:
         started = time.perf_counter()
-        scores = fill(args.models)
+        scores = fill(args.models, stored=not args.scores_only)
         print(f"{args.models} runs, {scores:,} scores written in {time.perf_counter() - started:.0f} s")
         from django.conf import settings
 
@@ -487,6 +556,10 @@ def main() -> int:
             stop_server(server)
         if scratch:
             shutil.rmtree(scratch, ignore_errors=True)
+        if args.keep:
+            print(f"Kept the runs' stored files in {media} (MEDIA_ROOT)")
+        else:
+            shutil.rmtree(media, ignore_errors=True)
         from django.db import connections
 
         connections.close_all()

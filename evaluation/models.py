@@ -10,6 +10,7 @@ from django.conf import settings
 from django.core.exceptions import EmptyResultSet
 from django.db import IntegrityError, connection, models, transaction
 from django.db.models import Count, Exists, F, OuterRef, Q, Value
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce, Lower
 from django.urls import reverse
 from django.utils import timezone
@@ -25,7 +26,7 @@ from evaluation.public import public_details, public_manifest, public_model_name
 from evaluation.published import PublishedDetails
 from evaluation.redaction import public_failure
 from evaluation.signals import announce_results_changed, announce_run_over
-from evaluation.stored_results import StoredResults
+from evaluation.stored_results import StoredResults, StoredSummary
 
 
 class Language(models.Model):
@@ -370,6 +371,29 @@ class RunQuerySet(models.QuerySet):
         scores depend on the pool size."""
         return self.on_board().filter(dataset=dataset).select_related("model", "dataset").order_by("pk")
 
+    def with_stored_summaries(self) -> RunQuerySet:
+        """These runs without their details and manifest, but with what a board reads of them (on PostgreSQL).
+
+        A re-run's details list a rank file per unit (about 28 kB of JSON for 12 languages), and a board
+        decoding and typing them for 1,000 re-runs spent over a second of each rebuild on it. A board reads
+        only each run's averages, its rank files' paths (which its kept replicates are checked against)
+        and its bootstrap settings: PostgreSQL extracts those as one small JSON text (`stored_summary`),
+        which Run.results reads (evaluation/stored_results.py). Anything else a page asks of such a run's
+        details or manifest is fetched for that run when asked. Other databases load the runs whole."""
+        if connection.vendor != "postgresql":
+            return self
+        table = self.model._meta.db_table
+        summary = (
+            f"jsonb_build_object('schema_version', {table}.details->'schema_version', "
+            f"'averages', {table}.details->'averages', "
+            f"'rank_paths', jsonb_path_query_array({table}.details, '$.ranks[*].path'), "
+            f"'seed', {table}.manifest->'seed', 'bootstrap', {table}.manifest->'bootstrap')::text"
+        )
+        # Text, decoded once in Python: as a JSON column Django decoded it at twice the cost.
+        return self.defer("details", "manifest").annotate(
+            stored_summary=RawSQL(summary, (), output_field=models.TextField())
+        )
+
     def on_board(self) -> RunQuerySet:
         """Finished runs that the leaderboard ranks: those their submitters have not withdrawn.
 
@@ -649,12 +673,32 @@ class Run(models.Model):
     def results(self) -> StoredResults:
         """What the run stored (typed details and manifest, rank files, replicates), through its one reader
         (evaluation/stored_results.py). Kept on this object for as long as its details and manifest are
-        the same objects: a page that reads the run for every column parses and opens each part once."""
-        kept = self.__dict__.get("_stored_results")
+        the same objects: a page that reads the run for every column parses and opens each part once. A run
+        loaded by RunQuerySet.with_stored_summaries is read from its summary, and its details and manifest
+        are fetched only if something beyond the summary is asked for."""
+        fields = self.__dict__
+        kept = fields.get("_stored_results")
+        if ("details" not in fields or "manifest" not in fields) and "stored_summary" in fields:
+            # Loaded by RunQuerySet.with_stored_summaries: read from the summary, the rest fetched when asked.
+            if not isinstance(kept, StoredResults) or not kept.summarised:
+                kept = StoredResults(
+                    self.pk,
+                    None,
+                    None,
+                    published=self.is_published,
+                    summary=StoredSummary.from_json(fields["stored_summary"]),
+                    load=self._stored_details_and_manifest,
+                )
+                fields["_stored_results"] = kept
+            return kept
         if not isinstance(kept, StoredResults) or not kept.reads(self.details, self.manifest, self.is_published):
             kept = StoredResults(self.pk, self.details, self.manifest, published=self.is_published)
-            self.__dict__["_stored_results"] = kept
+            fields["_stored_results"] = kept
         return kept
+
+    def _stored_details_and_manifest(self) -> tuple[dict, dict]:
+        self.refresh_from_db(fields=["details", "manifest"])
+        return self.details, self.manifest
 
     @property
     def published_details(self) -> PublishedDetails:

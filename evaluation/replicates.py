@@ -12,11 +12,32 @@ rank files, when a run finishes:
   linear in the values, and every unit uses the same draws).
 
 Values are float64, so intervals read from them equal the engine's to the last bits.
+
+A board reads one file per re-run on every rebuild, so the file is laid out for that read (layout 2,
+`runs/<id>/replicates.bin`, since 2026-11-30). It holds two blocks, each a 4-byte little-endian length,
+that many bytes of JSON, then its rows as little-endian float64 (rows × resamples):
+
+1. the averages: JSON `{"layout": 2, "rank_files": <sha256 of the rank files' fingerprint>,
+   "resamples": R, "keys": [<task>/*/*/<metric>, ...], "counts": {<task>/*/count/<metric>: units}}`;
+2. the units: JSON `{"keys": [<task>/<source>/<target or ->/<metric>, ...]}`.
+
+The file starts with the 8 bytes `NRDREPL2`. The overview reads the first block and stops (three
+reads and a small JSON); a language subset reads on into the second. The first layout
+(`replicates.npz`, numpy's zip with one member per key, 351 for a 12-language run) cost about 1.7 ms a
+run to open and read, 1.7 s of every rebuild of a 1,000-model board, against about 0.1 ms now
+(measured in bench/leaderboard_latency.py's scratch media, 2026-11-30). Files of the first layout
+are still read.
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
+import json
+import logging
+import struct
 from collections.abc import Iterable, Sequence
+from typing import IO, Any
 
 import numpy as np
 from django.core.files.base import ContentFile
@@ -26,11 +47,18 @@ from evaluation.engine import bootstrap
 from evaluation.engine.metrics import per_query_retrieval
 from evaluation.engine.registry import TASKS
 
+logger = logging.getLogger(__name__)
+
 ALL = "*"
 UNIT_METRICS = frozenset(spec.main_metric for spec in TASKS.values() if spec.kind == "retrieval")
 
 
 def replicates_path(run_id: int) -> str:
+    return f"runs/{run_id}/replicates.bin"
+
+
+def first_layout_path(run_id: int) -> str:
+    """Where runs evaluated before layout 2 keep their replicates (numpy's zip, one member per key)."""
     return f"runs/{run_id}/replicates.npz"
 
 
@@ -65,6 +93,7 @@ def compute_replicates(
 
 
 FINGERPRINT = "_rank_files"
+MAGIC = b"NRDREPL2"
 
 
 def rank_fingerprint(rank_paths: Iterable[str]) -> str:
@@ -72,16 +101,147 @@ def rank_fingerprint(rank_paths: Iterable[str]) -> str:
     return "\n".join(sorted(rank_paths))
 
 
-def write_replicates(run_id: int, arrays: dict[str, np.ndarray], rank_paths: Iterable[str] = ()) -> str:
-    import io
+def _digest(fingerprint: str) -> str:
+    return hashlib.sha256(fingerprint.encode()).hexdigest()
 
-    arrays = {**arrays, FINGERPRINT: np.asarray([rank_fingerprint(rank_paths)])}
-    path = replicates_path(run_id)
-    if default_storage.exists(path):
-        default_storage.delete(path)
+
+def _is_count(key: str) -> bool:
+    return key.split("/")[1:3] == [ALL, "count"]
+
+
+def _is_average(key: str) -> bool:
+    return key.split("/")[1:3] == [ALL, ALL]
+
+
+def _matrix(rows: list[np.ndarray]) -> np.ndarray:
+    return np.stack([np.asarray(row, dtype=np.float64) for row in rows]) if rows else np.empty((0, 0))
+
+
+def write_replicates(run_id: int, arrays: dict[str, np.ndarray], rank_paths: Iterable[str] = ()) -> str:
+    """Write the run's replicate arrays (`compute_replicates`) in layout 2; the path written."""
+    averages = [key for key in arrays if _is_average(key)]
+    units = [key for key in arrays if not _is_average(key) and not _is_count(key)]
+    rows = _matrix([arrays[key] for key in averages + units])
+    head = {
+        "layout": 2,
+        "rank_files": _digest(rank_fingerprint(rank_paths)),
+        "resamples": int(rows.shape[1]) if rows.size else 0,
+        "keys": averages,
+        "counts": {key: int(np.asarray(arrays[key]).reshape(-1)[0]) for key in arrays if _is_count(key)},
+    }
     buffer = io.BytesIO()
-    np.savez(buffer, **arrays)  # type: ignore[arg-type]
-    return default_storage.save(path, ContentFile(buffer.getvalue()))
+    buffer.write(MAGIC)
+    for block, values in ((head, rows[: len(averages)]), ({"keys": units}, rows[len(averages) :])):
+        encoded = json.dumps(block).encode()
+        buffer.write(struct.pack("<I", len(encoded)))
+        buffer.write(encoded)
+        buffer.write(np.ascontiguousarray(values, dtype="<f8").tobytes())
+    for path in (replicates_path(run_id), first_layout_path(run_id)):
+        if default_storage.exists(path):
+            default_storage.delete(path)
+    return default_storage.save(replicates_path(run_id), ContentFile(buffer.getvalue()))
+
+
+class _SecondLayout:
+    """An open layout-2 file (after its magic): the averages' index read, then each average's row when it
+    is asked for (a board asks for a few of them), and the units' block when a unit is first asked for."""
+
+    def __init__(self, handle: IO[bytes], path: str) -> None:
+        self._handle = handle
+        self._path = path
+        self._head: dict[str, Any] = {}
+        self._rows: dict[str, tuple[int, int]] = {}
+        # Each block's first byte of values and number of rows; its values, once read whole.
+        self._starts: list[tuple[int, int]] = []
+        self._blocks: dict[int, np.ndarray] = {}
+        self._seekable = bool(handle.seekable())
+        self._units_unreadable = False
+        self._read_block()
+
+    def _read_block(self) -> None:
+        """Read the next block's keys; its rows are read now only for the units or an unseekable file."""
+        (length,) = struct.unpack("<I", _read_exactly(self._handle, 4))
+        block = json.loads(_read_exactly(self._handle, length))
+        if not self._starts:
+            self._head = block
+        keys = block["keys"]
+        member = len(self._starts)
+        start = self._handle.tell() if self._seekable else 0
+        if member > 0 or not self._seekable:
+            values = np.frombuffer(_read_exactly(self._handle, self._row_bytes * len(keys)), dtype="<f8")
+            self._blocks[member] = values.reshape(len(keys), self._resamples)
+        # A block's keys are known only once what is read of it has been read whole.
+        self._starts.append((start, len(keys)))
+        self._rows.update({key: (member, row) for row, key in enumerate(keys)})
+
+    @property
+    def _resamples(self) -> int:
+        return int(self._head["resamples"])
+
+    @property
+    def _row_bytes(self) -> int:
+        return 8 * self._resamples
+
+    def computed_from(self, fingerprint: str) -> bool:
+        return bool(self._head.get("rank_files") == _digest(fingerprint))
+
+    def count(self, key: str) -> int | None:
+        found = self._head["counts"].get(key)
+        return None if found is None else int(found)
+
+    def has(self, key: str) -> bool:
+        if key not in self._rows and len(self._starts) == 1 and not _is_average(key) and not self._units_unreadable:
+            try:
+                if self._seekable:
+                    start, rows = self._starts[0]
+                    self._handle.seek(start + rows * self._row_bytes)
+                self._read_block()
+            except UNREADABLE as error:
+                # The averages stay readable; requests over some units are recomputed by the caller.
+                logger.warning("The units' block of %s cannot be read (%s); ignoring it.", self._path, error)
+                self._units_unreadable = True
+        return key in self._rows
+
+    def value(self, key: str) -> np.ndarray:
+        """The replicates kept under `key`, as an array of their own (not a view of a whole block)."""
+        member, row = self._rows[key]
+        if member in self._blocks:
+            return self._blocks[member][row].astype(np.float64)
+        start, _ = self._starts[member]
+        self._handle.seek(start + row * self._row_bytes)
+        return np.frombuffer(_read_exactly(self._handle, self._row_bytes), dtype="<f8").astype(np.float64)
+
+
+# What a damaged or foreign file raises while its blocks are read (json.JSONDecodeError is a ValueError).
+UNREADABLE = (ValueError, KeyError, TypeError, struct.error)
+
+
+def _read_exactly(handle: IO[bytes], size: int) -> bytes:
+    data = handle.read(size)
+    if len(data) != size:
+        raise ValueError("a replicate file ends early")
+    return data
+
+
+class _FirstLayout:
+    """An open layout-1 file (numpy's zip, one member per key)."""
+
+    def __init__(self, stored: Any) -> None:
+        self._stored = stored
+
+    def computed_from(self, fingerprint: str) -> bool:
+        files = self._stored.files
+        return FINGERPRINT in files and str(self._stored[FINGERPRINT][0]) == fingerprint
+
+    def count(self, key: str) -> int | None:
+        return int(self._stored[key][0]) if key in self._stored.files else None
+
+    def has(self, key: str) -> bool:
+        return key in self._stored.files
+
+    def value(self, key: str) -> np.ndarray:
+        found: np.ndarray = np.asarray(self._stored[key])
+        return found
 
 
 def read_samples(
@@ -92,32 +252,58 @@ def read_samples(
     Only replicates computed from the run's current rank files (`rank_paths`) are read: a file left by
     an earlier evaluation of the same run id, or of another database, is ignored."""
     request = (task, metric, tuple(units))
-    return read_many_samples(run_id, rank_paths, [request])[request]
+    return read_many_samples(run_id, rank_fingerprint(rank_paths), [request])[request]
 
 
-def read_many_samples(
-    run_id: int, rank_paths: Iterable[str], requests: Iterable[tuple[str, str, tuple[tuple[str, str | None], ...]]]
-) -> dict[tuple[str, str, tuple[tuple[str, str | None], ...]], np.ndarray | None]:
-    """`read_samples` of several (task, metric, units), in one opening of the run's replicate file."""
+Request = tuple[str, str, tuple[tuple[str, str | None], ...]]
+
+
+def read_many_samples(run_id: int, fingerprint: str, requests: Iterable[Request]) -> dict[Request, np.ndarray | None]:
+    """`read_samples` of several (task, metric, units), in one opening of the run's replicate file;
+    `fingerprint` is the `rank_fingerprint` of the run's rank files."""
     requests = list(requests)
     path = replicates_path(run_id)
-    if not default_storage.exists(path):
+    if default_storage.exists(path):
+        with default_storage.open(path, "rb") as handle:
+            try:
+                if handle.read(len(MAGIC)) != MAGIC:
+                    raise ValueError("it does not start as a replicate file does")
+                stored = _SecondLayout(handle, path)
+            except UNREADABLE as error:
+                # Damaged or foreign: treated as no replicates kept, which the caller recomputes from the rank files.
+                logger.warning("%s cannot be read (%s); ignoring it.", path, error)
+                return dict.fromkeys(requests)
+            return _read(stored, fingerprint, requests, path)
+    path = first_layout_path(run_id)
+    if default_storage.exists(path):
+        with default_storage.open(path) as handle, np.load(handle) as stored:
+            return _read(_FirstLayout(stored), fingerprint, requests, path)
+    return dict.fromkeys(requests)
+
+
+def _read(
+    stored: _SecondLayout | _FirstLayout, fingerprint: str, requests: list[Request], path: str
+) -> dict[Request, np.ndarray | None]:
+    if not stored.computed_from(fingerprint):
         return dict.fromkeys(requests)
-    with default_storage.open(path) as handle, np.load(handle) as stored:
-        if FINGERPRINT not in stored.files or str(stored[FINGERPRINT][0]) != rank_fingerprint(rank_paths):
-            return dict.fromkeys(requests)
-        return {request: _samples_of(stored, *request) for request in requests}
+    found: dict[Request, np.ndarray | None] = {}
+    for request in requests:
+        try:
+            found[request] = _samples_of(stored, *request)
+        except UNREADABLE as error:
+            logger.warning("%s cannot be read for %s %s (%s); ignoring it.", path, request[0], request[1], error)
+            found[request] = None
+    return found
 
 
 def _samples_of(
-    stored: np.lib.npyio.NpzFile, task: str, metric: str, units: Sequence[tuple[str, str | None]]
+    stored: _SecondLayout | _FirstLayout, task: str, metric: str, units: Sequence[tuple[str, str | None]]
 ) -> np.ndarray | None:
-    files = stored.files
-    count = f"{task}/{ALL}/count/{metric}"
-    if count in files and int(stored[count][0]) == len(units) and average_key(task, metric) in files:
-        return np.asarray(stored[average_key(task, metric)])
+    average = average_key(task, metric)
+    if stored.count(f"{task}/{ALL}/count/{metric}") == len(units) and stored.has(average):
+        return stored.value(average)
     keys = [unit_key(task, source, target, metric) for source, target in units]
-    if not keys or any(key not in files for key in keys):
+    if not keys or any(not stored.has(key) for key in keys):
         return None
-    mean: np.ndarray = np.mean(np.stack([stored[key] for key in keys]), axis=0)
+    mean: np.ndarray = np.mean(np.stack([stored.value(key) for key in keys]), axis=0)
     return mean

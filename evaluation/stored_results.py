@@ -16,7 +16,9 @@ opening of the run's replicate file, where reading them column by column would o
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Mapping, Sequence
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import cached_property
 from typing import IO, Any
 
@@ -25,9 +27,9 @@ from django.core.files.storage import default_storage
 
 from evaluation import rank_storage
 from evaluation.engine import bootstrap
-from evaluation.engine.results import SCHEMA_VERSION, Details, Manifest, RankFile
+from evaluation.engine.results import SCHEMA_VERSION, Details, Interval, Manifest, RankFile
 from evaluation.published import PublishedDetails
-from evaluation.replicates import read_many_samples
+from evaluation.replicates import rank_fingerprint, read_many_samples
 
 Unit = tuple[str, "str | None"]
 # One replicate a page asks for: the run's average of a metric over some units of a task.
@@ -86,48 +88,125 @@ def read_gold_ranks(path: str) -> tuple[np.ndarray, np.ndarray] | None:
         return np.asarray(arrays["query_item_ids"]), np.asarray(arrays["ranks"])
 
 
-class StoredResults:
-    """One run's stored results, typed, each part read at most once (see the module's docstring)."""
+@dataclass(frozen=True)
+class StoredSummary:
+    """What a board reads of a run's details and manifest, as the database extracted it
+    (RunQuerySet.with_stored_summaries): the details' schema version and averages, the fingerprint of
+    the rank files they list (evaluation.replicates.rank_fingerprint) and the manifest's seed and
+    bootstrap settings."""
 
-    def __init__(self, run_id: int | None, details: Any, manifest: Any, *, published: bool) -> None:
+    details: dict[str, Any]
+    rank_fingerprint: str
+    bootstrap: dict[str, Any]
+
+    @classmethod
+    def from_json(cls, text: str | None) -> StoredSummary:
+        found = json.loads(text) if text else {}
+        paths = found.get("rank_paths")
+        return cls(
+            details={key: found[key] for key in ("schema_version", "averages") if found.get(key) is not None},
+            rank_fingerprint=rank_fingerprint(paths if isinstance(paths, list) else []),
+            bootstrap={key: found[key] for key in ("seed", "bootstrap") if found.get(key) is not None},
+        )
+
+
+class StoredResults:
+    """One run's stored results, typed, each part read at most once (see the module's docstring).
+
+    Built from the run's details and manifest, or from their `summary` with a `load` that fetches
+    the two when something beyond the summary is asked for."""
+
+    def __init__(
+        self,
+        run_id: int | None,
+        details: Any,
+        manifest: Any,
+        *,
+        published: bool,
+        summary: StoredSummary | None = None,
+        load: Callable[[], tuple[Any, Any]] | None = None,
+    ) -> None:
         self.run_id = run_id
         self._details = details
         self._manifest = manifest
         self._published = published
+        self._summary = summary
+        self._load = load
         self._replicates: dict[ReplicateRequest, np.ndarray | None] = {}
 
     def reads(self, details: Any, manifest: Any, published: bool) -> bool:
         """Whether this reader still reads what the run holds (the same stored objects)."""
-        return details is self._details and manifest is self._manifest and published == self._published
+        return (
+            self._load is None
+            and details is self._details
+            and manifest is self._manifest
+            and published == self._published
+        )
+
+    @property
+    def summarised(self) -> bool:
+        """Whether this reader was built from a summary (whether or not it has fetched the whole since)."""
+        return self._summary is not None
+
+    def _stored(self) -> tuple[Any, Any]:
+        """The run's details and manifest as stored, fetched now if this reader was built from a summary."""
+        if self._load is not None:
+            self._details, self._manifest = self._load()
+            self._load = None
+        return self._details, self._manifest
 
     @cached_property
     def details(self) -> Details:
         """The engine's details (empty for a run the engine has not written any for, a published run's too)."""
-        return Details.from_dict(self._details)
+        return Details.from_dict(self._stored()[0])
+
+    @cached_property
+    def averages(self) -> dict[str, dict[str, Interval]]:
+        """The engine's averages with their joint intervals (`details.averages`, read from the summary
+        when there is one)."""
+        if self._summary is not None and "details" not in self.__dict__:
+            return Details.averages_from_dict(self._summary.details)
+        return self.details.averages
+
+    @cached_property
+    def rank_fingerprint(self) -> str:
+        """The fingerprint of the rank files the engine listed (what kept replicates are checked against)."""
+        if self._summary is not None:
+            return self._summary.rank_fingerprint
+        return rank_fingerprint(entry.path for entry in self.ranks)
+
+    @property
+    def has_rank_files(self) -> bool:
+        """Whether the engine listed any per-query rank file (known from the summary when there is one)."""
+        return bool(self.rank_fingerprint)
 
     @cached_property
     def published(self) -> PublishedDetails:
         """What the import of a published run kept besides its scores (empty for a re-run)."""
-        return PublishedDetails.from_dict(self._details if self._published else None)
+        return PublishedDetails.from_dict(self._stored()[0] if self._published else None)
 
     @cached_property
     def manifest(self) -> Manifest | None:
         """The engine's manifest; None for a run it has not written one for (queued, or published)."""
-        if not isinstance(self._manifest, dict) or self._manifest.get("schema_version") != SCHEMA_VERSION:
+        manifest = self._stored()[1]
+        if not isinstance(manifest, dict) or manifest.get("schema_version") != SCHEMA_VERSION:
             return None
-        return Manifest.from_dict(self._manifest)
+        return Manifest.from_dict(manifest)
 
     @property
     def bootstrap_settings(self) -> tuple[int, int]:
         """(seed, resamples) of the run's bootstrap, as its manifest records them (the defaults without one)."""
-        manifest = self._manifest or {}
-        return int(manifest.get("seed", 0)), int(
+        manifest = self._summary.bootstrap if self._summary is not None else self._manifest or {}
+        return int(manifest.get("seed") or 0), int(
             (manifest.get("bootstrap") or {}).get("resamples", bootstrap.DEFAULT_RESAMPLES)
         )
 
     @property
     def ranks(self) -> list[RankFile]:
-        """The per-query rank files the engine listed."""
+        """The per-query rank files the engine listed (none, without fetching the details, when the
+        summary lists none)."""
+        if self._summary is not None and not self._summary.rank_fingerprint and "details" not in self.__dict__:
+            return []
         return self.details.ranks
 
     def rank_file(self, task: str, source: str, target: str | None) -> RankFile | None:
@@ -141,9 +220,9 @@ class StoredResults:
         wanted = [request for request in {_request(*asked) for asked in requests} if request not in self._replicates]
         if not wanted:
             return
-        paths = [entry.path for entry in self.ranks]
+        fingerprint = self.rank_fingerprint
         # A run without rank files has no replicates: nothing is opened for it.
-        found = read_many_samples(self.run_id, paths, wanted) if paths and self.run_id is not None else {}
+        found = read_many_samples(self.run_id, fingerprint, wanted) if fingerprint and self.run_id is not None else {}
         for request in wanted:
             self._replicates[request] = found.get(request)
 

@@ -202,7 +202,7 @@ def unit_of(run: Run, key: UnitKey) -> RankUnit:
 
 
 def has_per_query_data(run: Run) -> bool:
-    return not run.is_published and bool(run.results.details.ranks)
+    return not run.is_published and run.results.has_rank_files
 
 
 def error_units(run: Run) -> set[tuple[str, str, str | None]]:

@@ -68,7 +68,7 @@ def joint_average_interval(run: Run, task: str, metric: str, units: Sequence[Uni
 
     The engine's stored interval when the average spans all the run's units, else recomputed from
     its rank files; None when the run has neither (a published run, or not a retrieval metric)."""
-    stored = stored_joint_interval(run.results.details.averages, task, metric, len(units))
+    stored = stored_joint_interval(run.results.averages, task, metric, len(units))
     if stored is not None:
         return stored
     samples = _samples(run, task, metric, units)

@@ -132,10 +132,7 @@ class Details:
                 blocks[task] = block_type.from_dict(data[task])
         return cls(
             skipped_tasks=dict(data.get("skipped_tasks", {})),
-            averages={
-                task: {metric: Interval(**values) for metric, values in metrics.items()}
-                for task, metrics in data.get("averages", {}).items()
-            },
+            averages=_averages(data),
             script_groups={
                 task: {name: ScriptGroup(**group) for name, group in groups.items()}
                 for task, groups in data.get("script_groups", {}).items()
@@ -144,6 +141,24 @@ class Details:
             tokenizer_coverage=dict(data.get("tokenizer_coverage") or {}),
             tasks=blocks,
         )
+
+    @classmethod
+    def averages_from_dict(cls, data: dict[str, Any] | None) -> dict[str, dict[str, Interval]]:
+        """The averages of `from_dict(data)` alone, for a reader of many runs that needs nothing else
+        (a board of 1,000 re-runs would otherwise type every run's list of rank files). `data` may hold
+        only the schema version and the averages."""
+        data = data or {}
+        if "schema_version" not in data and not ((ENGINE_KEYS | TASKS.keys()) & data.keys()):
+            return {}
+        _check_version(data, "Run details")
+        return _averages(data)
+
+
+def _averages(data: dict[str, Any]) -> dict[str, dict[str, Interval]]:
+    return {
+        task: {metric: Interval(**values) for metric, values in metrics.items()}
+        for task, metrics in data.get("averages", {}).items()
+    }
 
 
 @dataclass

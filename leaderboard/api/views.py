@@ -39,6 +39,7 @@ from leaderboard.filters import (
     form_parameters,
 )
 from leaderboard.pages.overview import overview_page
+from leaderboard.pages.selection import Page
 from leaderboard.parameters import invalid_filters, normalised
 from leaderboard.responses import canonical_params, canonical_query, known_parameters
 from leaderboard.tables.selection import PAIR_MODES
@@ -89,9 +90,10 @@ def leaderboard_key(query: str) -> str:
     return generation_key("api", "leaderboard", query)
 
 
-def leaderboard_body(params: QueryDict) -> bytes:
-    """/api/leaderboard/ as the JSON bytes cached_json stores."""
-    return JSONRenderer().render(LeaderboardViewSet.table(params))
+def leaderboard_body(params: QueryDict, page: Page | None = None) -> bytes:
+    """/api/leaderboard/ as the JSON bytes cached_json stores; from `page` when the overview of these
+    parameters is already built (leaderboard.refresh builds both after a run finishes)."""
+    return JSONRenderer().render(LeaderboardViewSet.table(params, page))
 
 
 API_PARAMETERS = frozenset({"limit", "offset", "format"})
@@ -223,9 +225,9 @@ class LeaderboardViewSet(viewsets.ViewSet):
         return cached_json(request, leaderboard_key(canonical_params(params)), lambda: self.table(params))
 
     @staticmethod
-    def table(params: QueryDict) -> dict:
+    def table(params: QueryDict, page: Page | None = None) -> dict:
         # Built from the parameters its cache key is made of.
-        page = overview_page(known_parameters(params))
+        page = page or overview_page(known_parameters(params))
         table = page.tables["overview"]
         context = page.context
         return {

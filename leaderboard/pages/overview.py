@@ -71,7 +71,7 @@ def joint_intervals(
                 # average over only some of the run's languages keeps the mean of per-language bounds,
                 # which the page and the API say is not joint.
                 count = counts.get((run.pk, column.task, column.metric))
-                interval = stored_joint_interval(run.results.details.averages, column.task, column.metric, count or 0)
+                interval = stored_joint_interval(run.results.averages, column.task, column.metric, count or 0)
                 if interval is not None:
                     found[(run.pk, column.key)] = interval
                 continue
@@ -109,7 +109,8 @@ def joint_intervals(
 def overview_page(params: QueryDict) -> Page:
     columns = list(overview_columns())
     column_keys = [(column.task, column.metric) for column in columns]
-    selection = resolve_selection(params, column_keys)
+    # The overview reads each run's averages, rank-file fingerprint and bootstrap settings, no more.
+    selection = resolve_selection(params, column_keys, summaries=True)
     infos = selection.infos
     languages_by_run = selection.languages_by_run
     aggregates = (

@@ -62,7 +62,8 @@ def task_page(params: QueryDict, task: str) -> Page:
     pair = spec.cross_lingual
     main = spec.main_metric
     reported = list(spec.reported_metrics)
-    selection = resolve_selection(params, [(task, main)])
+    # A retrieval task's table reads each run's averages, rank-file fingerprint and bootstrap settings, no more.
+    selection = resolve_selection(params, [(task, main)], summaries=True)
     infos = selection.infos
     scores = Score.objects.for_runs(selection.run_ids)
     languages_by_run = selection.languages_by_run

@@ -12,7 +12,8 @@ from django.urls import reverse
 
 from evaluation.models import Run
 from leaderboard import standing
-from leaderboard.api.views import leaderboard_key
+from leaderboard.api import views as api_views
+from leaderboard.api.views import leaderboard_body, leaderboard_key
 from leaderboard.cache import current_generation
 from leaderboard.pages import overview, run, tasks
 from leaderboard.responses import page_keys, page_payload
@@ -32,8 +33,9 @@ def page_builds(monkeypatch) -> list[str]:
         (tasks, "task_page"),
         (tasks, "classification_page"),
         (run, "run_page"),
-        # A run page's standing reads the board through its own reference to the overview's builder.
+        # A run page's standing and the API's board read it through their own references to the builder.
         (standing, "overview_page"),
+        (api_views, "overview_page"),
     )
     for module, name in every_builder:
         original = getattr(module, name)
@@ -54,6 +56,7 @@ def test_a_finished_runs_overview_is_in_the_cache_before_any_request(
     earlier = make_run(dataset, "org/earlier", display_name="Earlier model", languages=("hin", "tam"))
     assert b"Earlier model" in client.get(reverse("leaderboard:overview")).content
     before = current_generation()
+    page_builds.clear()
 
     with django_capture_on_commit_callbacks(execute=True):
         call_command("evaluate", "--model", "bm25", "--dataset", dataset.slug, "--tasks", "t1")
@@ -70,6 +73,9 @@ def test_a_finished_runs_overview_is_in_the_cache_before_any_request(
     assert cache.get(page_keys("overview", "html", version_query(dataset.pk))[0]) is None
     assert cache.get(page_keys("task-t1", "html", "")[0]) is not None
     assert label in cache.get(leaderboard_key(""))
+    # The API's board comes from the overview built for the page (one build, not two), as a request builds it.
+    assert page_builds.count("overview_page") == 1
+    assert cache.get(leaderboard_key("")) == leaderboard_body(QueryDict())
     # And the finished run's own page, where its submitter is sent, with its place on the board.
     run_page = cache.get(page_keys(f"run-{finished.pk}", "html", "")[0])
     assert run_page is not None and 'id="standing"' in run_page["body"]

@@ -83,6 +83,24 @@ def test_one_sort_per_replicate_gives_scipys_tied_ranks(scores):
     np.testing.assert_array_equal(worst, rankdata(scores.T, method="max", axis=1))
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    arrays(
+        np.float64,
+        st.tuples(st.integers(1, 9), st.integers(1, 12)),
+        elements=st.floats(-1, 1, allow_nan=False),
+        unique=True,
+    ),
+    st.integers(0, 3),
+)
+def test_replicates_without_ties_and_with_some_give_scipys_ranks(scores, tied_models):
+    """Distinct scores take the untied path; copying one model's scores onto others makes ties again."""
+    for candidate in (scores, np.vstack([scores, *[scores[:1]] * tied_models])):
+        best, worst = tied_ranks_by_replicate(candidate)
+        np.testing.assert_array_equal(best, rankdata(candidate.T, method="min", axis=1))
+        np.testing.assert_array_equal(worst, rankdata(candidate.T, method="max", axis=1))
+
+
 def test_it_ranks_points_by_value_when_no_interval_is_known():
     estimates = [Estimate(0.1), Estimate(0.3), Estimate(0.2), Estimate(0.2)]
     assert rank_intervals(estimates) == [(4, 4), (1, 1), (2, 3), (2, 3)]

@@ -1,0 +1,93 @@
+"""A board loads its runs with a summary of what they stored (RunQuerySet.with_stored_summaries) instead
+of their whole details and manifest, and reads from it what it read from the whole: the same averages,
+rank-file fingerprint, bootstrap settings and replicates, in the query that loads the runs. Anything
+else is fetched for that run, once, when asked for."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import numpy as np
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django.http import QueryDict
+from django.test.utils import CaptureQueriesContext
+
+from evaluation.models import Run
+from evaluation.replicates import rank_fingerprint
+from leaderboard.pages.overview import overview_page
+from tests.validation import create_validation_dataset
+
+pytestmark = pytest.mark.django_db
+
+THREE = [("hin", None), ("mar", None), ("tam", None)]
+PAIRS = [("hin", "mar"), ("mar", "tam"), ("tam", "hin")]
+
+
+def evaluated_run(version: str) -> Run:
+    dataset = create_validation_dataset(("Hindi", "Marathi", "Tamil"), version=version)
+    call_command("evaluate", "--model", "bm25", "--dataset", dataset.slug, "--tasks", "t1,t2,t4", stdout=StringIO())
+    return Run.objects.get(dataset=dataset)
+
+
+def test_the_summary_gives_what_the_whole_details_give_in_the_query_that_loads_the_run():
+    whole = evaluated_run("summaries")
+    requests = [
+        ("t1", "recall@1", THREE),
+        ("t1", "mrr@10", THREE),
+        ("t1", "recall@1", THREE[:2]),
+        ("t2", "recall@1", PAIRS),
+        ("t2", "recall@1", PAIRS[1:]),
+    ]
+    with CaptureQueriesContext(connection) as loading:
+        [summarised] = Run.objects.with_stored_summaries().filter(pk=whole.pk)
+        results = summarised.results
+        averages = results.averages
+        fingerprint = results.rank_fingerprint
+        settings = results.bootstrap_settings
+        results.read_replicates((task, metric, units) for task, metric, units in requests)
+        replicates = [results.replicates(task, metric, units) for task, metric, units in requests]
+    assert len(loading) == 1
+    assert averages == whole.results.details.averages and averages["t4"]["auroc"].ci_low is not None
+    assert fingerprint == rank_fingerprint(entry.path for entry in whole.results.details.ranks) != ""
+    assert settings == whole.results.bootstrap_settings == (int(whole.manifest["seed"]), 1000)
+    for request, found in zip(requests, replicates, strict=True):
+        expected = whole.results.replicates(*request)
+        assert found is not None and expected is not None and found.tobytes() == expected.tobytes(), request
+    # The rest is fetched once, then read as a whole run's; the reader (and what it has read) is kept.
+    with CaptureQueriesContext(connection) as fetching:
+        details = summarised.results.details
+        manifest = summarised.results.manifest
+        assert summarised.results is results
+    assert len(fetching) == (1 if connection.vendor == "postgresql" else 0)
+    assert details == whole.results.details and manifest == whole.results.manifest
+    assert summarised.details == whole.details and summarised.manifest == whole.manifest
+
+
+def test_a_run_changed_after_it_was_read_is_read_again():
+    whole = evaluated_run("summaries-changed")
+    [summarised] = Run.objects.with_stored_summaries().filter(pk=whole.pk)
+    assert summarised.results.averages["t1"]["recall@1"].value == whole.results.details.averages["t1"]["recall@1"].value
+    summarised.details = {**whole.details, "averages": {}}
+    summarised.manifest = whole.manifest
+    assert summarised.results.averages == {}
+
+
+def test_the_overview_reads_no_runs_details_and_shows_what_it_showed_with_them():
+    whole = evaluated_run("summaries-overview")
+    query = QueryDict(f"dataset={whole.dataset_id}")
+    with CaptureQueriesContext(connection) as building:
+        page = overview_page(query)
+    sql = " ".join(query["sql"] for query in building.captured_queries)
+    if connection.vendor == "postgresql":
+        # Runs are loaded with a summary, and no query fetches one run's details afterwards.
+        assert "stored_summary" in sql and '"evaluation_run"."details"' not in sql
+    [row] = page.context["table"].rows
+    # The run's joint intervals and replicates as the engine stored them.
+    t1 = row.cells["t1"]
+    stored = whole.results.details.averages["t1"]["recall@1"]
+    assert (t1.ci_low, t1.ci_high) == (stored.ci_low, stored.ci_high)
+    overall = page.context["table"].column_replicates
+    expected = whole.results.replicates("t1", "recall@1", THREE)
+    assert expected is not None and np.array_equal(overall[(whole.pk, "t1")], expected)
