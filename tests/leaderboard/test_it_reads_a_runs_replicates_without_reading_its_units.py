@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -59,6 +60,18 @@ def write_first_layout(run_id: int, arrays: dict[str, np.ndarray], paths: list[s
     buffer = io.BytesIO()
     np.savez(buffer, **arrays, **{FINGERPRINT: np.asarray([rank_fingerprint(paths)])})  # type: ignore[arg-type]
     default_storage.save(first_layout_path(run_id), ContentFile(buffer.getvalue()))
+
+
+# The bytes of the units' rows in a file of replicate_arrays (one float64 row per unit).
+UNITS_BYTES = 8 * RESAMPLES * sum(len(units) for units in UNITS.values())
+
+
+def cut_short(run_id: int, kept: Callable[[int], int]) -> None:
+    """Replace the run's replicate file with its first `kept(size)` bytes, as a failed copy leaves one."""
+    with default_storage.open(replicates_path(run_id), "rb") as handle:
+        whole = handle.read()
+    default_storage.delete(replicates_path(run_id))
+    default_storage.save(replicates_path(run_id), ContentFile(whole[: kept(len(whole))]))
 
 
 def requests_of_every_kind() -> list[tuple[str, str, tuple[tuple[str, str | None], ...]]]:
@@ -123,11 +136,7 @@ def test_the_averages_come_from_the_first_block_alone(caplog):
     files by the caller, leaderboard/run_intervals.py), not a failed page."""
     arrays, paths = replicate_arrays(seed=6)
     write_replicates(4, arrays, paths)
-    with default_storage.open(replicates_path(4), "rb") as handle:
-        whole = handle.read()
-    default_storage.delete(replicates_path(4))
-    units_bytes = 8 * RESAMPLES * sum(len(units) for units in UNITS.values())
-    default_storage.save(replicates_path(4), ContentFile(whole[: len(whole) - units_bytes // 2]))
+    cut_short(4, lambda size: size - UNITS_BYTES // 2)
     fingerprint = rank_fingerprint(paths)
     averages = [(task, metric, tuple(UNITS[task])) for task in UNITS for metric in METRICS]
     found = read_many_samples(4, fingerprint, averages)
@@ -151,15 +160,9 @@ def test_a_file_that_is_not_a_replicate_file_is_refused_with_a_warning(caplog):
 def test_a_file_cut_within_its_averages_gives_the_rows_before_the_cut_and_warns_of_the_rest(caplog):
     arrays, paths = replicate_arrays(seed=8)
     write_replicates(6, arrays, paths)
-    with default_storage.open(replicates_path(6), "rb") as handle:
-        whole = handle.read()
-    default_storage.delete(replicates_path(6))
-    units_bytes = 8 * RESAMPLES * sum(len(units) for units in UNITS.values())
     units_block = json.dumps({"keys": [key for key in arrays if "/*/" not in key]}).encode()
-    averages_end = len(whole) - units_bytes - len(units_block) - 4
     # Keep every average but half of the last one (the units' block goes with it).
-    kept = averages_end - 4 * RESAMPLES
-    default_storage.save(replicates_path(6), ContentFile(whole[:kept]))
+    cut_short(6, lambda size: size - UNITS_BYTES - len(units_block) - 4 - 4 * RESAMPLES)
     requests = [("t1", "recall@1", tuple(UNITS["t1"])), ("t2", "mrr@10", tuple(PAIRS))]
     with caplog.at_level(logging.WARNING, logger="evaluation.replicates"):
         found = read_many_samples(6, rank_fingerprint(paths), requests)
