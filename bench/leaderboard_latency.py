@@ -172,7 +172,8 @@ def store_results(run, scores: list, generator: random.Random) -> None:
                 arrays[average_key(task, metric)] = draws.normal(mean, 0.005, DEFAULT_RESAMPLES)
                 arrays[f"{task}/{ALL}/count/{metric}"] = np.asarray([len(values)])
     ranks = [
-        RankFile(task, source, target, f"runs/{run.pk}/ranks/{task}/{source}/{target or '-'}.npz")
+        # Named as the worker names them (evaluation/engine/rank_files.py: ranks-<task>-<src>[-<tgt>]).
+        RankFile(task, source, target, f"runs/{run.pk}/ranks-{task}-{source}{'-' + target if target else ''}.npz")
         for task, task_units in units.items()
         for source, target in task_units
     ]

@@ -678,7 +678,9 @@ class Run(models.Model):
         are fetched only if something beyond the summary is asked for."""
         fields = self.__dict__
         kept = fields.get("_stored_results")
-        if ("details" not in fields or "manifest" not in fields) and "stored_summary" in fields:
+        # Both still deferred: once either is loaded or assigned, the run is read whole (below), so that a
+        # reader built from the summary is never kept for details someone has since changed.
+        if "details" not in fields and "manifest" not in fields and "stored_summary" in fields:
             # Loaded by RunQuerySet.with_stored_summaries: read from the summary, the rest fetched when asked.
             if not isinstance(kept, StoredResults) or not kept.summarised:
                 kept = StoredResults(

@@ -21,12 +21,12 @@ that many bytes of JSON, then its rows as little-endian float64 (rows × resampl
    "resamples": R, "keys": [<task>/*/*/<metric>, ...], "counts": {<task>/*/count/<metric>: units}}`;
 2. the units: JSON `{"keys": [<task>/<source>/<target or ->/<metric>, ...]}`.
 
-The file starts with the 8 bytes `NRDREPL2`. The overview reads the first block and stops (three
-reads and a small JSON); a language subset reads on into the second. The first layout
-(`replicates.npz`, numpy's zip with one member per key, 351 for a 12-language run) cost about 1.7 ms a
-run to open and read, 1.7 s of every rebuild of a 1,000-model board, against about 0.1 ms now
-(measured in bench/leaderboard_latency.py's scratch media, 2026-11-30). Files of the first layout
-are still read.
+The file starts with the 8 bytes `NRDREPL2`. The overview reads the first block's keys and then only
+the rows it asks for; a language subset reads on into the second block's keys and its few rows. The
+first layout (`replicates.npz`, numpy's zip with one member per key, 351 for a 12-language run) took
+3.2-3.6 s to open and read for a 1,000-run board, against 0.15-0.24 s now (measured on the files of
+bench/leaderboard_latency.py, 2026-11-30, on a 2-core Intel Xeon). Files of the first layout are
+still read.
 """
 
 from __future__ import annotations
@@ -143,8 +143,9 @@ def write_replicates(run_id: int, arrays: dict[str, np.ndarray], rank_paths: Ite
 
 
 class _SecondLayout:
-    """An open layout-2 file (after its magic): the averages' index read, then each average's row when it
-    is asked for (a board asks for a few of them), and the units' block when a unit is first asked for."""
+    """An open layout-2 file (after its magic): the averages' keys read, then each row when it is asked for
+    (a board asks for a few), and the units' keys when a unit is first asked for (the whole of each block
+    at once from a file that cannot seek)."""
 
     def __init__(self, handle: IO[bytes], path: str) -> None:
         self._handle = handle
@@ -158,8 +159,9 @@ class _SecondLayout:
         self._units_unreadable = False
         self._read_block()
 
-    def _read_block(self) -> None:
-        """Read the next block's keys; its rows are read now only for the units or an unseekable file."""
+    def _read_block(self, size: int | None = None) -> None:
+        """Read the next block's keys, and its rows now only from an unseekable file (otherwise each row
+        is read when asked for). With the file's `size`, a block that does not end within it is refused."""
         (length,) = struct.unpack("<I", _read_exactly(self._handle, 4))
         block = json.loads(_read_exactly(self._handle, length))
         if not self._starts:
@@ -167,9 +169,11 @@ class _SecondLayout:
         keys = block["keys"]
         member = len(self._starts)
         start = self._handle.tell() if self._seekable else 0
-        if member > 0 or not self._seekable:
+        if not self._seekable:
             values = np.frombuffer(_read_exactly(self._handle, self._row_bytes * len(keys)), dtype="<f8")
             self._blocks[member] = values.reshape(len(keys), self._resamples)
+        elif size is not None and start + self._row_bytes * len(keys) > size:
+            raise ValueError("a replicate file ends early")
         # A block's keys are known only once what is read of it has been read whole.
         self._starts.append((start, len(keys)))
         self._rows.update({key: (member, row) for row, key in enumerate(keys)})
@@ -192,10 +196,13 @@ class _SecondLayout:
     def has(self, key: str) -> bool:
         if key not in self._rows and len(self._starts) == 1 and not _is_average(key) and not self._units_unreadable:
             try:
+                size = None
                 if self._seekable:
+                    # A language subset reads a few rows of the 2 MB block: its keys, then each row asked for.
+                    size = self._handle.seek(0, io.SEEK_END)
                     start, rows = self._starts[0]
                     self._handle.seek(start + rows * self._row_bytes)
-                self._read_block()
+                self._read_block(size)
             except UNREADABLE as error:
                 # The averages stay readable; requests over some units are recomputed by the caller.
                 logger.warning("The units' block of %s cannot be read (%s); ignoring it.", self._path, error)
