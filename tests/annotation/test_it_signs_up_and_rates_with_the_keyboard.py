@@ -45,6 +45,9 @@ def test_it_signs_up_gets_approved_and_rates_three_items_with_the_keyboard(page,
     save_screenshot(page, "annotation-home-approved")
     page.get_by_role("button", name="Start rating").click()
     page.wait_for_selector("#rating-form")
+    # The keys work once rating.js (at the end of the page) has run: the form can be there before it, and
+    # on a loaded machine a key pressed in between went unheard (the skip was never sent).
+    page.wait_for_load_state("load")
     assert page.inner_text("[data-progress=done]") == "0"
     assert page.inner_text("[data-progress=total]") == "6"
 
@@ -57,6 +60,7 @@ def test_it_signs_up_gets_approved_and_rates_three_items_with_the_keyboard(page,
         assert page.locator("input[name=judgement]:checked").count() == 1
         page.keyboard.press("Enter")
         page.wait_for_function("heading => document.querySelector('h1').innerText !== heading", arg=item_heading)
+        page.wait_for_load_state("load")
     assert page.inner_text("[data-progress=done]") == "3"
     assert page.inner_text("[data-progress=assigned]") == "4"
     # Enter with nothing chosen does not submit; it says what to do.
