@@ -376,7 +376,8 @@ class RunQuerySet(models.QuerySet):
 
         A re-run's details list a rank file per unit (about 28 kB of JSON for 12 languages), and a board
         decoding and typing them for 1,000 re-runs spent over a second of each rebuild on it. A board reads
-        only each run's averages, its rank files' paths (which its kept replicates are checked against)
+        only each run's averages, the digest of its rank files' paths (which its kept replicates are
+        checked against; kept by PostgreSQL in the generated column `rank_files_digest`, migration 0017)
         and its bootstrap settings: PostgreSQL extracts those as one small JSON text (`stored_summary`),
         which Run.results reads (evaluation/stored_results.py). Anything else a page asks of such a run's
         details or manifest is fetched for that run when asked. Other databases load the runs whole."""
@@ -385,12 +386,15 @@ class RunQuerySet(models.QuerySet):
         table = self.model._meta.db_table
         summary = (
             f"jsonb_build_object('schema_version', {table}.details->'schema_version', "
-            f"'averages', {table}.details->'averages', "
-            f"'rank_paths', jsonb_path_query_array({table}.details, '$.ranks[*].path'), "
+            f"'averages', {table}.details->'averages', 'rank_digest', {table}.rank_files_digest, "
             f"'seed', {table}.manifest->'seed', 'bootstrap', {table}.manifest->'bootstrap')::text"
         )
-        # Text, decoded once in Python: as a JSON column Django decoded it at twice the cost.
-        return self.defer("details", "manifest").annotate(
+        # Text, decoded once in Python: as a JSON column Django decoded it at twice the cost. What else a
+        # board never reads of a run is left out too (each JSON value costs a decoding per run, and the
+        # version's import report, its repaired rows, would be decoded again for each of its runs).
+        never_read = ["stage_timestamps", "lifecycle", "log_tail", "message"]
+        never_read += ["dataset__import_report", "dataset__pair_set_digests"]
+        return self.defer("details", "manifest", *never_read).annotate(
             stored_summary=RawSQL(summary, (), output_field=models.TextField())
         )
 
@@ -1033,9 +1037,20 @@ def _units_by_skipping(runs: models.QuerySet[Run], columns: list[tuple[str, str]
             f"WHERE {column_key} = %s AND {unit_key} = {name}.unit AND run_id IN ({runs_sql}))"
         )
         select_params += [task, f"{task} {metric}", *runs_params]
-    with connection.cursor() as cursor:
+    # Whether one of the runs has a score at a unit is answered by the first of the unit's scores in most
+    # cases, which a plain scan of score_units reads and stops at. PostgreSQL estimates a few dozen scores
+    # a unit and chooses a bitmap scan, which collects all of them (one per run: 1,006 at 1,000 models)
+    # before the first is looked at: 57.8 ms for the overview's six columns against 9.8 ms without bitmap
+    # scans (EXPLAIN ANALYZE on bench/leaderboard_latency.py's database, 2026-11-30). The setting is
+    # changed for this statement only, inside its own transaction or savepoint: set back after it, or
+    # undone with the savepoint when the statement fails.
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('enable_bitmapscan'), set_config('enable_bitmapscan', 'off', true)")
+        (previous, _) = cursor.fetchone()
         cursor.execute(f"WITH RECURSIVE {', '.join(ctes)} {' UNION ALL '.join(selects)}", cte_params + select_params)
-        return [(task, source, target) for task, source, target in cursor.fetchall()]
+        found = [(task, source, target) for task, source, target in cursor.fetchall()]
+        cursor.execute("SELECT set_config('enable_bitmapscan', %s, true)", [previous])
+    return found
 
 
 def in_page_order(rows: list[dict], languages: list[str], metrics: list[str]) -> list[dict]:

@@ -29,7 +29,7 @@ from evaluation import rank_storage
 from evaluation.engine import bootstrap
 from evaluation.engine.results import SCHEMA_VERSION, Details, Interval, Manifest, RankFile
 from evaluation.published import PublishedDetails
-from evaluation.replicates import rank_fingerprint, read_many_samples
+from evaluation.replicates import RankFilesCheck, fingerprint_digest, rank_fingerprint, read_many_samples
 
 Unit = tuple[str, "str | None"]
 # One replicate a page asks for: the run's average of a metric over some units of a task.
@@ -91,21 +91,21 @@ def read_gold_ranks(path: str) -> tuple[np.ndarray, np.ndarray] | None:
 @dataclass(frozen=True)
 class StoredSummary:
     """What a board reads of a run's details and manifest, as the database extracted it
-    (RunQuerySet.with_stored_summaries): the details' schema version and averages, the fingerprint of
-    the rank files they list (evaluation.replicates.rank_fingerprint) and the manifest's seed and
-    bootstrap settings."""
+    (RunQuerySet.with_stored_summaries): the details' schema version and averages, the digest of the
+    fingerprint of the rank files they list (evaluation.replicates.fingerprint_digest; empty when they
+    list none) and the manifest's seed and bootstrap settings."""
 
     details: dict[str, Any]
-    rank_fingerprint: str
+    rank_digest: str
     bootstrap: dict[str, Any]
 
     @classmethod
     def from_json(cls, text: str | None) -> StoredSummary:
         found = json.loads(text) if text else {}
-        paths = found.get("rank_paths")
+        digest = found.get("rank_digest")
         return cls(
             details={key: found[key] for key in ("schema_version", "averages") if found.get(key) is not None},
-            rank_fingerprint=rank_fingerprint(paths if isinstance(paths, list) else []),
+            rank_digest=digest if isinstance(digest, str) else "",
             bootstrap={key: found[key] for key in ("seed", "bootstrap") if found.get(key) is not None},
         )
 
@@ -171,14 +171,21 @@ class StoredResults:
     @cached_property
     def rank_fingerprint(self) -> str:
         """The fingerprint of the rank files the engine listed (what kept replicates are checked against)."""
-        if self._summary is not None:
-            return self._summary.rank_fingerprint
         return rank_fingerprint(entry.path for entry in self.ranks)
+
+    @cached_property
+    def rank_digest(self) -> str:
+        """The digest of `rank_fingerprint` (read from the summary when there is one), empty when the
+        engine listed no rank file."""
+        if self._summary is not None:
+            return self._summary.rank_digest
+        fingerprint = self.rank_fingerprint
+        return fingerprint_digest(fingerprint) if fingerprint else ""
 
     @property
     def has_rank_files(self) -> bool:
         """Whether the engine listed any per-query rank file (known from the summary when there is one)."""
-        return bool(self.rank_fingerprint)
+        return bool(self.rank_digest)
 
     @cached_property
     def published(self) -> PublishedDetails:
@@ -205,7 +212,7 @@ class StoredResults:
     def ranks(self) -> list[RankFile]:
         """The per-query rank files the engine listed (none, without fetching the details, when the
         summary lists none)."""
-        if self._summary is not None and not self._summary.rank_fingerprint and "details" not in self.__dict__:
+        if self._summary is not None and not self._summary.rank_digest and "details" not in self.__dict__:
             return []
         return self.details.ranks
 
@@ -220,9 +227,12 @@ class StoredResults:
         wanted = [request for request in {_request(*asked) for asked in requests} if request not in self._replicates]
         if not wanted:
             return
-        fingerprint = self.rank_fingerprint
-        # A run without rank files has no replicates: nothing is opened for it.
-        found = read_many_samples(self.run_id, fingerprint, wanted) if fingerprint and self.run_id is not None else {}
+        digest = self.rank_digest
+        # A run without rank files has no replicates: nothing is opened for it. The fingerprint itself (the
+        # rank files' paths, fetched with the details of a run read from its summary) is asked for only by a
+        # replicate file of the first layout.
+        check = RankFilesCheck(digest, lambda: self.rank_fingerprint)
+        found = read_many_samples(self.run_id, check, wanted) if digest and self.run_id is not None else {}
         for request in wanted:
             self._replicates[request] = found.get(request)
 

@@ -9,7 +9,7 @@ of the parallel items) and CIs of different models on the same data are comparab
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -50,3 +50,42 @@ def percentile_interval(samples: np.ndarray, confidence: float = CONFIDENCE) -> 
     tail = (1.0 - confidence) / 2.0 * 100.0
     low, high = np.nanpercentile(samples, [tail, 100.0 - tail], axis=-1)
     return float(low), float(high)
+
+
+def percentile_intervals(samples: Sequence[np.ndarray], confidence: float = CONFIDENCE) -> list[tuple[float, float]]:
+    """`percentile_interval` of each of several 1-D samples, equal to it to the last bit, in one pass for
+    all samples of one length.
+
+    A board takes the interval of 1,000 runs' overall scores, and numpy's `nanpercentile` spent about
+    50 µs a call on its checks and NaN handling, against about 14 µs a sample here. What it computes for a
+    sample without NaN is numpy's "linear" method, which is written out below for a matrix of samples: the
+    two order statistics around each quantile's virtual index (n − 1)·q, found by one partition, and
+    numpy's own interpolation between them (a + (b − a)·γ, or b − (b − a)·(1 − γ) where γ ≥ 0.5, which is
+    numpy's `_lerp`). A sample with a NaN or an infinity, or fewer than two values, is handed to
+    `percentile_interval` itself."""
+    found: list[tuple[float, float] | None] = [None] * len(samples)
+    tail = (1.0 - confidence) / 2.0 * 100.0
+    by_length: dict[int, list[int]] = {}
+    for index, sample in enumerate(samples):
+        sample = np.asarray(sample)
+        if sample.ndim == 1 and sample.dtype == np.float64 and sample.size >= 2 and np.isfinite(sample).all():
+            by_length.setdefault(sample.size, []).append(index)
+        else:
+            found[index] = percentile_interval(sample, confidence)
+    for length, indexes in by_length.items():
+        matrix = np.stack([samples[index] for index in indexes])
+        # As nanpercentile turns percentiles into quantiles, and as its "linear" method places them.
+        quantiles = np.true_divide(np.asarray([tail, 100.0 - tail]), 100.0)
+        virtual = (length - 1) * quantiles
+        previous = np.floor(virtual).astype(np.intp)
+        following = np.minimum(previous + 1, length - 1)
+        gamma = virtual - previous
+        ordered = np.partition(matrix, np.unique(np.concatenate([previous, following])), axis=1)
+        low, high = ordered[:, previous], ordered[:, following]
+        step = high - low
+        values = low + step * gamma
+        upper = gamma >= 0.5
+        values[:, upper] = (high - step * (1 - gamma))[:, upper]
+        for row, index in enumerate(indexes):
+            found[index] = (float(values[row, 0]), float(values[row, 1]))
+    return found  # type: ignore[return-value]

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
 from django.http import QueryDict
 
-from evaluation.engine.bootstrap import percentile_interval
+from evaluation.engine.bootstrap import percentile_intervals
 from evaluation.engine.registry import TASKS
 from evaluation.models import Score
 from leaderboard import plots
@@ -43,6 +44,7 @@ def joint_intervals(
     counts = {(row["run_id"], row["task"], row["metric"]): row["n"] for row in aggregates}
     overall = set(overall_keys())
     found: dict[tuple[int, str], tuple[float, float]] = {}
+    overall_samples: dict[int, np.ndarray] = {}
     # Most runs share their languages: each task's units are listed once per language set, not per run.
     cached_units: dict[tuple[str, tuple[str, ...]], list] = {}
 
@@ -99,10 +101,13 @@ def joint_intervals(
         if groups and len(groups) == len(wanted):
             samples = joint_overall_samples(run, groups)
             if samples is not None:
-                found[(run.pk, OVERALL)] = percentile_interval(samples)
+                overall_samples[run.pk] = samples
                 # The overall score's replicates give the rank intervals (paired across re-runs).
                 if replicates is not None:
                     replicates[run.pk] = samples
+    # Every run's overall interval at once (each equal to its own percentile_interval).
+    for run_id, interval in zip(overall_samples, percentile_intervals(list(overall_samples.values())), strict=True):
+        found[(run_id, OVERALL)] = interval
     return found
 
 

@@ -1,21 +1,29 @@
 """A board loads its runs with a summary of what they stored (RunQuerySet.with_stored_summaries) instead
 of their whole details and manifest, and reads from it what it read from the whole: the same averages,
-rank-file fingerprint, bootstrap settings and replicates, in the query that loads the runs. Anything
+rank-file fingerprint's digest, bootstrap settings and replicates, in the query that loads the runs. Anything
 else is fetched for that run, once, when asked for."""
 
 from __future__ import annotations
 
-from io import StringIO
+from io import BytesIO, StringIO
 
 import numpy as np
 import pytest
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
 from django.core.management import call_command
 from django.db import connection
 from django.http import QueryDict
 from django.test.utils import CaptureQueriesContext
 
 from evaluation.models import Run
-from evaluation.replicates import rank_fingerprint
+from evaluation.replicates import (
+    FINGERPRINT,
+    fingerprint_digest,
+    first_layout_path,
+    rank_fingerprint,
+    replicates_path,
+)
 from leaderboard.pages.overview import overview_page
 from tests.validation import create_validation_dataset
 
@@ -44,13 +52,15 @@ def test_the_summary_gives_what_the_whole_details_give_in_the_query_that_loads_t
         [summarised] = Run.objects.with_stored_summaries().filter(pk=whole.pk)
         results = summarised.results
         averages = results.averages
-        fingerprint = results.rank_fingerprint
+        digest = results.rank_digest
         settings = results.bootstrap_settings
         results.read_replicates((task, metric, units) for task, metric, units in requests)
         replicates = [results.replicates(task, metric, units) for task, metric, units in requests]
     assert len(loading) == 1
     assert averages == whole.results.details.averages and averages["t4"]["auroc"].ci_low is not None
-    assert fingerprint == rank_fingerprint(entry.path for entry in whole.results.details.ranks) != ""
+    # The digest of the rank files' fingerprint, computed by the database as the replicate file's writer does.
+    fingerprint = rank_fingerprint(entry.path for entry in whole.results.details.ranks)
+    assert fingerprint != "" and digest == fingerprint_digest(fingerprint) == whole.results.rank_digest
     assert settings == whole.results.bootstrap_settings == (int(whole.manifest["seed"]), 1000)
     for request, found in zip(requests, replicates, strict=True):
         expected = whole.results.replicates(*request)
@@ -91,3 +101,40 @@ def test_the_overview_reads_no_runs_details_and_shows_what_it_showed_with_them()
     overall = page.context["table"].column_replicates
     expected = whole.results.replicates("t1", "recall@1", THREE)
     assert expected is not None and np.array_equal(overall[(whole.pk, "t1")], expected)
+
+
+def test_the_databases_digest_follows_the_details_and_a_run_without_rank_files_has_none():
+    """The digest is kept by PostgreSQL from the details themselves (migration 0017): changed with them,
+    empty when they list no rank file, and equal to the replicate writer's for any paths."""
+    if connection.vendor != "postgresql":
+        pytest.skip("the digest column is PostgreSQL's; other databases load runs whole")
+    whole = evaluated_run("summaries-digest")
+    paths = ["runs/9/ranks-t2-hin-mar.npz", "runs/9/ranks-t1-hin.npz", "runs/9/Ranks-t1-zz.npz", "runs/9/ä.npz"]
+    Run.objects.filter(pk=whole.pk).update(details={**whole.details, "ranks": [{"path": path} for path in paths]})
+    [summarised] = Run.objects.with_stored_summaries().filter(pk=whole.pk)
+    assert summarised.results.rank_digest == fingerprint_digest(rank_fingerprint(paths))
+    Run.objects.filter(pk=whole.pk).update(details={**whole.details, "ranks": []})
+    [summarised] = Run.objects.with_stored_summaries().filter(pk=whole.pk)
+    with CaptureQueriesContext(connection) as reading:
+        assert summarised.results.rank_digest == "" and not summarised.results.has_rank_files
+        assert summarised.results.replicates("t1", "recall@1", THREE) is None
+    assert len(reading) == 0
+
+
+def test_a_first_layout_file_is_checked_against_the_paths_fetched_for_it():
+    """A replicate file of the first layout kept the fingerprint whole, which the summary does not carry:
+    the run's details are fetched once for it, and its replicates read as they were."""
+    whole = evaluated_run("summaries-first-layout")
+    expected = whole.results.replicates("t1", "recall@1", THREE)
+    assert expected is not None
+    arrays = {"t1/*/*/recall@1": expected, "t1/*/count/recall@1": np.asarray([3])}
+    buffer = BytesIO()
+    np.savez(buffer, **arrays, **{FINGERPRINT: np.asarray([whole.results.rank_fingerprint])})  # type: ignore[arg-type]
+    default_storage.delete(replicates_path(whole.pk))
+    default_storage.save(first_layout_path(whole.pk), ContentFile(buffer.getvalue()))
+    [summarised] = Run.objects.with_stored_summaries().filter(pk=whole.pk)
+    summarised.results.averages  # noqa: B018 - the summary is read before the count starts.
+    with CaptureQueriesContext(connection) as reading:
+        found = summarised.results.replicates("t1", "recall@1", THREE)
+    assert found is not None and found.tobytes() == expected.tobytes()
+    assert len(reading) == (1 if connection.vendor == "postgresql" else 0)

@@ -155,3 +155,34 @@ def test_a_versions_coverage_lists_each_unit_with_a_result_once_in_one_order(boa
     assert units == sorted(units, key=lambda unit: (unit[0], unit[1], unit[2] or ""))
     assert Run.objects.none().covered_units(COLUMNS) == []
     assert runs.covered_units([]) == []
+
+
+def bitmap_scans() -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW enable_bitmapscan")
+        return cursor.fetchone()[0]
+
+
+def test_the_coverage_is_asked_without_bitmap_scans_and_the_setting_is_given_back(board):
+    """A bitmap scan collects every run's score of a unit before it can stop at the first: the coverage
+    statement alone is planned without one, whatever the caller had set, inside a transaction or not."""
+    needs_postgresql()
+    dataset, _ = board
+    runs = Run.objects.filter(dataset=dataset)
+    expected = runs.covered_units(COLUMNS)
+    with CaptureQueriesContext(connection) as captured:
+        assert runs.covered_units(COLUMNS) == expected
+    statements = [query["sql"] for query in captured.captured_queries]
+    coverage = next(index for index, sql in enumerate(statements) if sql.startswith("WITH RECURSIVE"))
+    assert "set_config('enable_bitmapscan', 'off', true)" in statements[coverage - 1]
+    assert bitmap_scans() == "on"
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL enable_bitmapscan = off")
+        assert runs.covered_units(COLUMNS) == expected
+        assert bitmap_scans() == "off"
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL enable_bitmapscan = on")
+        assert runs.covered_units(COLUMNS) == expected
+        assert bitmap_scans() == "on"
+    assert bitmap_scans() == "on"
