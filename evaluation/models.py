@@ -1037,20 +1037,33 @@ def _units_by_skipping(runs: models.QuerySet[Run], columns: list[tuple[str, str]
             f"WHERE {column_key} = %s AND {unit_key} = {name}.unit AND run_id IN ({runs_sql}))"
         )
         select_params += [task, f"{task} {metric}", *runs_params]
+
     # Whether one of the runs has a score at a unit is answered by the first of the unit's scores in most
     # cases, which a plain scan of score_units reads and stops at. PostgreSQL estimates a few dozen scores
     # a unit and chooses a bitmap scan, which collects all of them (one per run: 1,006 at 1,000 models)
     # before the first is looked at: 57.8 ms for the overview's six columns against 9.8 ms without bitmap
     # scans (EXPLAIN ANALYZE on bench/leaderboard_latency.py's database, 2026-11-30). The setting is
-    # changed for this statement only, inside its own transaction or savepoint: set back after it, or
-    # undone with the savepoint when the statement fails.
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SELECT current_setting('enable_bitmapscan'), set_config('enable_bitmapscan', 'off', true)")
-        (previous, _) = cursor.fetchone()
-        cursor.execute(f"WITH RECURSIVE {', '.join(ctes)} {' UNION ALL '.join(selects)}", cte_params + select_params)
-        found = [(task, source, target) for task, source, target in cursor.fetchall()]
-        cursor.execute("SELECT set_config('enable_bitmapscan', %s, true)", [previous])
-    return found
+    # changed for this statement only: inside a transaction or savepoint of its own that is then rolled
+    # back, which undoes the setting (the statement writes nothing), also when the statement fails.
+    def without_bitmap_scans() -> list[CoveredUnit]:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT set_config('enable_bitmapscan', 'off', true)")
+            cursor.execute(
+                f"WITH RECURSIVE {', '.join(ctes)} {' UNION ALL '.join(selects)}", cte_params + select_params
+            )
+            return [(task, source, target) for task, source, target in cursor.fetchall()]
+
+    if connection.in_atomic_block:
+        savepoint = transaction.savepoint()
+        try:
+            return without_bitmap_scans()
+        finally:
+            transaction.savepoint_rollback(savepoint)
+    with transaction.atomic():
+        try:
+            return without_bitmap_scans()
+        finally:
+            transaction.set_rollback(True)
 
 
 def in_page_order(rows: list[dict], languages: list[str], metrics: list[str]) -> list[dict]:

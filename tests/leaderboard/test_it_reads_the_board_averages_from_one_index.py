@@ -175,6 +175,8 @@ def test_the_coverage_is_asked_without_bitmap_scans_and_the_setting_is_given_bac
     statements = [query["sql"] for query in captured.captured_queries]
     coverage = next(index for index, sql in enumerate(statements) if sql.startswith("WITH RECURSIVE"))
     assert "set_config('enable_bitmapscan', 'off', true)" in statements[coverage - 1]
+    assert statements[coverage + 1].startswith("ROLLBACK TO SAVEPOINT"), statements
+    assert len(statements) == coverage + 2  # nothing more: the savepoint is rolled back, not also released
     assert bitmap_scans() == "on"
     with transaction.atomic():
         with connection.cursor() as cursor:
