@@ -9,40 +9,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import boto3
 import numpy as np
 import pytest
-from moto.server import ThreadedMotoServer
 
 from evaluation.engine import pairs
 from evaluation.engine.cache import EmbeddingCache, text_key
 from evaluation.engine.corpus import build_corpus
 from evaluation.object_store import StorageBlobStore, embedding_cache_store, pair_set_store
-from tests.hosts import free_port
+from tests.object_store import BUCKET, bucket_as_default_storage
 from tests.validation import validation_triples
-
-BUCKET = "nirdesha-test"
 
 
 @pytest.fixture
 def bucket(settings):
-    port = free_port("127.0.0.1")
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    endpoint = f"http://127.0.0.1:{port}"
-    credentials = {"aws_access_key_id": "test-key", "aws_secret_access_key": "test-secret"}
-    boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1", **credentials).create_bucket(Bucket=BUCKET)
-    # The S3 values first: the storage is made from them when STORAGES changes.
-    settings.AWS_STORAGE_BUCKET_NAME = BUCKET
-    settings.AWS_S3_ENDPOINT_URL = endpoint
-    settings.AWS_S3_REGION_NAME = "us-east-1"
-    settings.AWS_ACCESS_KEY_ID = credentials["aws_access_key_id"]
-    settings.AWS_SECRET_ACCESS_KEY = credentials["aws_secret_access_key"]
-    settings.AWS_S3_FILE_OVERWRITE = True
-    settings.STORAGES = {**settings.STORAGES, "default": {"BACKEND": "storages.backends.s3.S3Storage"}}
-    settings.EVALUATION_FILES_IN_STORAGE = True
-    yield boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1", **credentials)
-    server.stop()
+    with bucket_as_default_storage(settings) as client:
+        settings.EVALUATION_FILES_IN_STORAGE = True
+        yield client
 
 
 def host(prefix: str, scratch: Path) -> StorageBlobStore:
