@@ -371,7 +371,7 @@ class RunQuerySet(models.QuerySet):
         scores depend on the pool size."""
         return self.on_board().filter(dataset=dataset).select_related("model", "dataset").order_by("pk")
 
-    def with_stored_summaries(self) -> RunQuerySet:
+    def with_stored_summaries(self, blocks: Sequence[str] = ()) -> RunQuerySet:
         """These runs without their details and manifest, but with what a board reads of them (on PostgreSQL).
 
         A re-run's details list a rank file per unit (about 28 kB of JSON for 12 languages), and a board
@@ -380,22 +380,29 @@ class RunQuerySet(models.QuerySet):
         checked against; kept by PostgreSQL in the generated column `rank_files_digest`, migration 0017)
         and its bootstrap settings: PostgreSQL extracts those as one small JSON text (`stored_summary`),
         which Run.results reads (evaluation/stored_results.py). Anything else a page asks of such a run's
-        details or manifest is fetched for that run when asked. Other databases load the runs whole."""
+        details or manifest is fetched for that run when asked. Other databases load the runs whole.
+
+        `blocks` names tasks whose blocks of the details the summary carries too (the T4 page reads its
+        reliability bins from every run; StoredResults.details_of)."""
         if connection.vendor != "postgresql":
             return self
         table = self.model._meta.db_table
+        tasks = [task for task in dict.fromkeys(blocks) if task in TASKS]
+        chosen = ", ".join(f"%s, {table}.details->%s" for _ in tasks)
         summary = (
             f"jsonb_build_object('schema_version', {table}.details->'schema_version', "
             f"'averages', {table}.details->'averages', 'rank_digest', {table}.rank_files_digest, "
+            f"'blocks', jsonb_build_object({chosen}), "
             f"'seed', {table}.manifest->'seed', 'bootstrap', {table}.manifest->'bootstrap')::text"
         )
+        parameters = [value for task in tasks for value in (task, task)]
         # Text, decoded once in Python: as a JSON column Django decoded it at twice the cost. What else a
         # board never reads of a run is left out too (each JSON value costs a decoding per run, and the
         # version's import report, its repaired rows, would be decoded again for each of its runs).
         never_read = ["stage_timestamps", "lifecycle", "log_tail", "message"]
         never_read += ["dataset__import_report", "dataset__pair_set_digests"]
         return self.defer("details", "manifest", *never_read).annotate(
-            stored_summary=RawSQL(summary, (), output_field=models.TextField())
+            stored_summary=RawSQL(summary, parameters, output_field=models.TextField())
         )
 
     def on_board(self) -> RunQuerySet:

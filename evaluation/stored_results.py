@@ -98,15 +98,20 @@ class StoredSummary:
     details: dict[str, Any]
     rank_digest: str
     bootstrap: dict[str, Any]
+    # The tasks whose blocks of the details were asked for (those the run has are in `details`).
+    blocks: frozenset[str] = frozenset()
 
     @classmethod
     def from_json(cls, text: str | None) -> StoredSummary:
         found = json.loads(text) if text else {}
         digest = found.get("rank_digest")
+        blocks = found.get("blocks") if isinstance(found.get("blocks"), dict) else {}
+        details = {key: found[key] for key in ("schema_version", "averages") if found.get(key) is not None}
         return cls(
-            details={key: found[key] for key in ("schema_version", "averages") if found.get(key) is not None},
+            details={**details, **{task: block for task, block in blocks.items() if block is not None}},
             rank_digest=digest if isinstance(digest, str) else "",
             bootstrap={key: found[key] for key in ("seed", "bootstrap") if found.get(key) is not None},
+            blocks=frozenset(blocks),
         )
 
 
@@ -159,6 +164,19 @@ class StoredResults:
     def details(self) -> Details:
         """The engine's details (empty for a run the engine has not written any for, a published run's too)."""
         return Details.from_dict(self._stored()[0])
+
+    def details_of(self, tasks: Iterable[str]) -> Details:
+        """Typed details holding at least the blocks of `tasks` and the averages: the whole details, or,
+        for a run read from a summary that carries those blocks, the summary's parts alone (no rank
+        files, script groups or other tasks), without fetching the rest."""
+        if self._summary is not None and "details" not in self.__dict__ and set(tasks) <= self._summary.blocks:
+            return self._summary_details
+        return self.details
+
+    @cached_property
+    def _summary_details(self) -> Details:
+        assert self._summary is not None
+        return Details.from_dict(self._summary.details)
 
     @cached_property
     def averages(self) -> dict[str, dict[str, Interval]]:

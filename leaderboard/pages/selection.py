@@ -198,14 +198,17 @@ def refused_filters(params: QueryDict) -> list[str]:
     return form_errors(LeaderboardFilter(params, queryset=Run.objects.none()).form)
 
 
-def resolve_selection(params: QueryDict, unit_columns: list[tuple[str, str]], *, summaries: bool = False) -> Selection:
+def resolve_selection(
+    params: QueryDict, unit_columns: list[tuple[str, str]], *, summaries: bool = False, blocks: tuple[str, ...] = ()
+) -> Selection:
     """Validate the filters, choose the benchmark version and the runs and languages to average over.
 
     Invalid values are reported and ignored (the default applies), never guessed. With `summaries` the
     runs come without their details and manifest, with what a board reads of them instead
-    (RunQuerySet.with_stored_summaries): for pages that read no more than that of every run.
+    (RunQuerySet.with_stored_summaries), and the details' blocks of the tasks in `blocks`: for pages that
+    read no more than that of every run.
     """
-    runs = Run.objects.with_stored_summaries() if summaries else Run.objects.all()
+    runs = Run.objects.with_stored_summaries(blocks) if summaries else Run.objects.all()
     filterset = LeaderboardFilter(params, queryset=runs)
     form = filterset.form
     errors = form_errors(form)

@@ -210,7 +210,8 @@ def reliability_curves(details: Details, task: str) -> dict[str, dict[str, list[
 def classification_page(params: QueryDict, task: str) -> Page:
     spec = page_task(task, "classification")
     shown = spec.shown_metrics
-    selection = resolve_selection(params, [(task, spec.main_metric)])
+    # Every run's block of this task is read (for its reliability bins), and nothing else of its details.
+    selection = resolve_selection(params, [(task, spec.main_metric)], summaries=True, blocks=(task,))
     infos = selection.infos
     languages = selection.languages
     metric_columns = [(task, metric) for metric in shown]
@@ -251,10 +252,11 @@ def classification_page(params: QueryDict, task: str) -> Page:
         infos, per_language, languages, calibration.name, higher_is_better=calibration.higher_is_better
     )
 
-    with_bins = [run for run in selection.runs if reliability_curves(run.results.details, task)]
+    with_bins = [run for run in selection.runs if reliability_curves(run.results.details_of([task]), task)]
     # Every re-run on a version is tested on the same pairs: the first one's bins give their balance.
     positive_rate = next(
-        (rate for run in with_bins if (rate := positive_share(run.results.details, task)) is not None), None
+        (rate for run in with_bins if (rate := positive_share(run.results.details_of([task]), task)) is not None),
+        None,
     )
     chosen = None
     run_param = params.get("run")
@@ -264,7 +266,7 @@ def classification_page(params: QueryDict, task: str) -> Page:
     figures = []
     references: list[tuple[str, CalibratedReference]] = []
     if chosen:
-        details = chosen.results.details
+        details = chosen.results.details_of([task])
         curves = reliability_curves(details, task)
         block = details.tasks[task]
         for group in ["all", *[code for code in languages if code in curves]]:

@@ -138,3 +138,21 @@ def test_a_first_layout_file_is_checked_against_the_paths_fetched_for_it():
         found = summarised.results.replicates("t1", "recall@1", THREE)
     assert found is not None and found.tobytes() == expected.tobytes()
     assert len(reading) == (1 if connection.vendor == "postgresql" else 0)
+
+
+def test_a_summary_carries_the_task_blocks_a_page_asks_for():
+    """The T4 page reads every run's T4 block (its reliability bins): with the block in the summary it is
+    the whole details' block, read in the query that loads the run; a block not asked for is fetched."""
+    whole = evaluated_run("summaries-blocks")
+    expected = whole.results.details.tasks["t4"]
+    with CaptureQueriesContext(connection) as loading:
+        [summarised] = Run.objects.with_stored_summaries(["t4"]).filter(pk=whole.pk)
+        found = summarised.results.details_of(["t4"])
+    assert len(loading) == 1
+    assert found.tasks["t4"] == expected and found.averages == whole.results.details.averages
+    if connection.vendor == "postgresql":
+        assert found.ranks == [] and set(found.tasks) == {"t4"}  # nothing else of the details was read
+    [summarised] = Run.objects.with_stored_summaries().filter(pk=whole.pk)
+    with CaptureQueriesContext(connection) as fetching:
+        assert summarised.results.details_of(["t4"]).tasks["t4"] == expected
+    assert len(fetching) == (1 if connection.vendor == "postgresql" else 0)
