@@ -393,9 +393,13 @@ class RunQuerySet(models.QuerySet):
             f"jsonb_build_object('schema_version', {table}.details->'schema_version', "
             f"'averages', {table}.details->'averages', 'rank_digest', {table}.rank_files_digest, "
             f"'blocks', jsonb_build_object({chosen}), "
+            # A published run's details are what its import kept (about 8 kB: the reference's T4 blocks, the
+            # files it skipped), which pages read whole (Run.results.published): carried whole, so that a
+            # board of published runs fetches none of them one by one.
+            f"'published', CASE WHEN {table}.origin = %s THEN {table}.details END, "
             f"'seed', {table}.manifest->'seed', 'bootstrap', {table}.manifest->'bootstrap')::text"
         )
-        parameters = [value for task in tasks for value in (task, task)]
+        parameters = [value for task in tasks for value in (task, task)] + [Run.Origin.PUBLISHED.value]
         # Text, decoded once in Python: as a JSON column Django decoded it at twice the cost. What else a
         # board never reads of a run is left out too (each JSON value costs a decoding per run, and the
         # version's import report, its repaired rows, would be decoded again for each of its runs).

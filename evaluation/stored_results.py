@@ -100,6 +100,8 @@ class StoredSummary:
     bootstrap: dict[str, Any]
     # The tasks whose blocks of the details were asked for (those the run has are in `details`).
     blocks: frozenset[str] = frozenset()
+    # A published run's details whole (what its import kept); None for a re-run.
+    published: dict[str, Any] | None = None
 
     @classmethod
     def from_json(cls, text: str | None) -> StoredSummary:
@@ -112,6 +114,7 @@ class StoredSummary:
             rank_digest=digest if isinstance(digest, str) else "",
             bootstrap={key: found[key] for key in ("seed", "bootstrap") if found.get(key) is not None},
             blocks=frozenset(blocks),
+            published=found["published"] if isinstance(found.get("published"), dict) else None,
         )
 
 
@@ -207,8 +210,13 @@ class StoredResults:
 
     @cached_property
     def published(self) -> PublishedDetails:
-        """What the import of a published run kept besides its scores (empty for a re-run)."""
-        return PublishedDetails.from_dict(self._stored()[0] if self._published else None)
+        """What the import of a published run kept besides its scores (empty for a re-run; read from the
+        summary, which carries a published run's details whole, when there is one)."""
+        if not self._published:
+            return PublishedDetails.from_dict(None)
+        if self._summary is not None and self._summary.published is not None and "details" not in self.__dict__:
+            return PublishedDetails.from_dict(self._summary.published)
+        return PublishedDetails.from_dict(self._stored()[0])
 
     @cached_property
     def manifest(self) -> Manifest | None:

@@ -9,6 +9,7 @@ from io import BytesIO, StringIO
 
 import numpy as np
 import pytest
+from django.core.cache import cache
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.core.management import call_command
@@ -156,3 +157,22 @@ def test_a_summary_carries_the_task_blocks_a_page_asks_for():
     with CaptureQueriesContext(connection) as fetching:
         assert summarised.results.details_of(["t4"]).tasks["t4"] == expected
     assert len(fetching) == (1 if connection.vendor == "postgresql" else 0)
+
+
+def test_published_runs_are_read_from_their_summaries_on_the_t4_page(published, client):
+    """A published run's details are what its import kept (the reference's T4 blocks), which the T4 page
+    reads for every published model: the summary carries them whole, so that no run's details are fetched
+    one by one (on 14019a3 the page fetched all 8 published runs' details, one query each)."""
+    runs = list(Run.objects.filter(dataset=published))
+    with CaptureQueriesContext(connection) as loading:
+        summarised = list(Run.objects.with_stored_summaries().filter(dataset=published).order_by("pk"))
+        kept = [run.results.published for run in summarised]
+    assert len(loading) == 1 and len(kept) == len(runs) == 8
+    for run, found in zip(sorted(runs, key=lambda run: run.pk), kept, strict=True):
+        assert found == run.results.published and found.t4_blocks
+    cache.clear()
+    with CaptureQueriesContext(connection) as building:
+        response = client.get("/tasks/t4/")
+    assert response.status_code == 200
+    if connection.vendor == "postgresql":
+        assert not any('"evaluation_run"."details"' in query["sql"] for query in building.captured_queries)
