@@ -70,6 +70,7 @@ def agreement_details(
             emails = dict(
                 Rating.objects.filter(campaign_item__campaign__in=by_language[code])
                 .values_list("annotator_id", "annotator__email")
+                .order_by()
                 .distinct()
             )
 

@@ -153,7 +153,7 @@ def _write_results(run: Run, result: RunResult) -> None:
 
 def run_languages(run: Run) -> list[str]:
     """The languages whose texts a run encodes: its translated languages, then English when present."""
-    codes = set(Item.objects.filter(dataset=run.dataset).values_list("language_id", flat=True).distinct())
+    codes = set(Item.objects.filter(dataset=run.dataset).values_list("language_id", flat=True).order_by().distinct())
     translated = [code for code in (run.languages or sorted(codes - {"eng"})) if code in codes]
     return translated + (["eng"] if "eng" in codes else [])
 

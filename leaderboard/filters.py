@@ -100,7 +100,7 @@ class LanguageSelectionForm(forms.Form):
 
 
 def licence_choices() -> list[tuple[str, str]]:
-    licences = EmbeddingModel.objects.exclude(license="").values_list("license", flat=True).distinct()
+    licences = EmbeddingModel.objects.exclude(license="").values_list("license", flat=True).order_by().distinct()
     return [(name, name) for name in sorted(set(licences))]
 
 

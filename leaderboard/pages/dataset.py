@@ -29,10 +29,11 @@ def dataset_page(dataset_id: int) -> Page:
         else {}
     )
     # A version stored only as results (the full benchmark) still lists the languages its runs cover.
+    # Without order_by() the DISTINCT would include Score's default ordering and return every score.
     covered = (
         set()
         if counts
-        else set(Score.objects.filter(run__dataset=dataset).values_list("source_id", flat=True).distinct())
+        else set(Score.objects.filter(run__dataset=dataset).values_list("source_id", flat=True).order_by().distinct())
     )
     languages = []
     for lang in LANGUAGES:

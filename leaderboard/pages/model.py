@@ -98,7 +98,7 @@ def per_language(run: Run) -> tuple[list[str], list[LanguageRow]]:
     language, averaged over the document languages (as the task pages show it)."""
     tasks = [spec for spec in retrieval_tasks()]
     scores = Score.objects.filter(run=run)
-    codes = sorted({code for code in scores.values_list("source_id", flat=True).distinct()})
+    codes = sorted({code for code in scores.values_list("source_id", flat=True).order_by().distinct()})
     values: dict[tuple[str, str], dict] = {}
     for spec in tasks:
         metric = spec.main_metric
