@@ -370,6 +370,11 @@ BUILDERS = {
 }
 
 
+def paper_models(doc: dict) -> set[str]:
+    """The models whose figures the paper's tables print (by the names their runs carry)."""
+    return {row["model"] for table in doc["tables"] for row in table["rows"] if row.get("model")}
+
+
 def reproduction(sources: Sources, doc: dict | None = None) -> list[ReproCell]:
     """Every printed figure of the paper's tables beside the files' and the re-run's figure, in table order."""
     doc = doc or load_paper_tables()
