@@ -22,7 +22,6 @@ from leaderboard.pages.selection import (
 )
 from leaderboard.run_intervals import (
     average_samples,
-    joint_average_interval,
     joint_overall_samples,
 )
 from leaderboard.tables.overview import OVERALL, OverviewRow, OverviewTable, build_overview, next_sort
@@ -45,6 +44,7 @@ def joint_intervals(
     overall = set(overall_keys())
     found: dict[tuple[int, str], tuple[float, float]] = {}
     overall_samples: dict[int, np.ndarray] = {}
+    unstored: dict[tuple[int, str], np.ndarray] = {}
     # Most runs share their languages: each task's units are listed once per language set, not per run.
     cached_units: dict[tuple[str, tuple[str, ...]], list] = {}
 
@@ -82,14 +82,22 @@ def joint_intervals(
             units = units_of(column.task, languages_by_run.get(run.pk, selection.languages))
             if not units or counts.get((run.pk, column.task, column.metric)) != len(units):
                 continue
-            interval = joint_average_interval(run, column.task, column.metric, units)
-            if interval is not None:
-                found[(run.pk, column.key)] = interval
-                # Each column's replicates give the run page's rank in that column (paired across re-runs).
-                if column_replicates is not None:
-                    samples = average_samples(run, column.task, column.metric, units)
-                    if samples is not None:
-                        column_replicates[(run.pk, column.key)] = samples
+            # The engine's stored interval when the average spans all the run's units (as
+            # run_intervals.joint_average_interval gives it), else the replicates' percentile interval,
+            # taken below for every such average at once.
+            stored = stored_joint_interval(run.results.averages, column.task, column.metric, len(units))
+            samples = (
+                average_samples(run, column.task, column.metric, units)
+                if stored is None or column_replicates is not None
+                else None
+            )
+            if stored is not None:
+                found[(run.pk, column.key)] = stored
+            elif samples is not None:
+                unstored[(run.pk, column.key)] = samples
+            # Each column's replicates give the run page's rank in that column (paired across re-runs).
+            if column_replicates is not None and samples is not None:
+                column_replicates[(run.pk, column.key)] = samples
             if column.key in overall:
                 groups.append((column.task, column.metric, units))
         # The overall score averages the overall columns that have results for the selection.
@@ -105,7 +113,10 @@ def joint_intervals(
                 # The overall score's replicates give the rank intervals (paired across re-runs).
                 if replicates is not None:
                     replicates[run.pk] = samples
-    # Every run's overall interval at once (each equal to its own percentile_interval).
+    # Every such average's interval and every run's overall interval at once (each equal to its own
+    # percentile_interval).
+    for key, interval in zip(unstored, percentile_intervals(list(unstored.values())), strict=True):
+        found[key] = interval
     for run_id, interval in zip(overall_samples, percentile_intervals(list(overall_samples.values())), strict=True):
         found[(run_id, OVERALL)] = interval
     return found
