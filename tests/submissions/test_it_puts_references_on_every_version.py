@@ -7,14 +7,16 @@ import io
 
 import pytest
 from django.core.management import call_command
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from evaluation.importing import DEMO_DIR, import_dataset
 from evaluation.models import Dataset, Run
-from evaluation.references import MINILM_HUB_URL, minilm_folder
+from evaluation.references import MINILM_HUB_URL, minilm_folder, references_on
 from tests.factories import make_dataset, make_run
 from tests.people import make_admin, make_researcher
 from tests.submissions.data import drain_queue
@@ -112,6 +114,22 @@ def test_a_version_with_the_papers_models_names_them_and_says_nothing_of_the_pub
     # A reference's own page names the others, not itself.
     bge = Run.objects.get(dataset=version, model__name="BAAI/bge-m3")
     assert "No reference model has finished on this version yet." in staff.get(bge.get_absolute_url()).content.decode()
+
+
+@pytest.mark.django_db
+def test_the_references_are_found_from_the_models_without_reading_any_runs_details():
+    """The run page of a version with 1,000 re-runs spent 0.48 s decoding every run's details here (0.53 s in
+    all, 0.02 s now): the references are read from the models alone, in the order of their kind and name."""
+    version = make_dataset("refs", "1.0")
+    for name, kind in (("tfidf-char", "lexical"), ("BAAI/bge-m3", "dense"), ("bm25", "lexical")):
+        make_run(version, name, kind=kind)
+    mine = make_run(version, "someone/model")
+    with CaptureQueriesContext(connection) as reading:
+        found = references_on(version, besides=mine.model)
+    assert [model.name for model in found.models] == ["BAAI/bge-m3", "bm25", "tfidf-char"]
+    assert found.paper_models == 1
+    assert not any('"evaluation_run"."details"' in query["sql"] for query in reading.captured_queries)
+    assert [model.name for model in references_on(version, besides=found.models[0]).models] == ["bm25", "tfidf-char"]
 
 
 @pytest.mark.worker
