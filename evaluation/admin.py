@@ -2,6 +2,7 @@ from django import forms
 from django.contrib import admin, messages
 
 from evaluation.engine.languages import BY_CODE, TARGET_CODES
+from evaluation.engine.registry import METRICS
 from evaluation.models import Dataset, EmbeddingModel, Item, Language, Run, Score
 from evaluation.outbox import BrokerUnavailable
 from evaluation.submissions import SubmissionRefused, requeue_on_current_engine
@@ -102,8 +103,33 @@ class RunAdmin(admin.ModelAdmin):
             self.message_user(request, f"Skipped {reason}", level=messages.WARNING)
 
 
+class MetricFilter(admin.SimpleListFilter):
+    """The registry's metrics, rather than the distinct values of every score (0.18 s at 1.2 million)."""
+
+    title = "metric"
+    parameter_name = "metric__exact"
+
+    def lookups(self, request, model_admin):
+        return [(name, spec.label) for name, spec in METRICS.items()]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(metric=self.value()) if self.value() else queryset
+
+
 @admin.register(Score)
 class ScoreAdmin(admin.ModelAdmin):
     list_display = ["run", "task", "source", "target", "metric", "value"]
-    list_filter = ["task", "metric"]
-    list_select_related = ["run__model", "source", "target"]
+    list_filter = ["task", MetricFilter]
+    list_select_related = ["run__model", "run__dataset", "source", "target"]
+    # Counting every score a second time (for "N total" beside a filtered count) took ~0.1 s at 1.2 million.
+    show_full_result_count = False
+    # Newest first by id, which the primary key's index gives at once: the model's own ordering goes
+    # through each score's run and languages, and sorted all 1.2 million scores for a page of 100 (0.2 s).
+    ordering = ["-pk"]
+
+    def get_queryset(self, request):
+        # A score's row names its run (model and version) only: the run's details and manifest, joined to
+        # every one of a page's 100 scores, were decoded 100 times (and each run's version fetched alone).
+        return super().get_queryset(request).defer(
+            "run__details", "run__manifest", "run__lifecycle", "run__log_tail", "run__stage_timestamps"
+        )
