@@ -130,6 +130,8 @@ class ScoreAdmin(admin.ModelAdmin):
     def get_queryset(self, request):
         # A score's row names its run (model and version) only: the run's details and manifest, joined to
         # every one of a page's 100 scores, were decoded 100 times (and each run's version fetched alone).
-        return super().get_queryset(request).defer(
-            "run__details", "run__manifest", "run__lifecycle", "run__log_tail", "run__stage_timestamps"
+        return (
+            super()
+            .get_queryset(request)
+            .defer("run__details", "run__manifest", "run__lifecycle", "run__log_tail", "run__stage_timestamps")
         )
