@@ -20,7 +20,7 @@ SHOWN = ("english_preference", "max@r_norm", "complete@10")
 
 def diagnostics_page(params: QueryDict) -> Page:
     spec = task(DIAGNOSTICS_TASK)
-    selection = resolve_selection(params, [(DIAGNOSTICS_TASK, spec.main_metric)], summaries=True)
+    selection = resolve_selection(params, [(DIAGNOSTICS_TASK, spec.main_metric)])
     languages = selection.languages
     values = Score.objects.for_runs(selection.run_ids).per_language(DIAGNOSTICS_TASK, list(SHOWN), languages)
     with_values = {row["run_id"] for row in values}

@@ -197,7 +197,7 @@ def compared_over(selection: Selection, pair: tuple[str, str] | None = None) -> 
 
 def compare_page(params: QueryDict) -> Page:
     axes = compare_axes()
-    selection = resolve_selection(params, [(task, metric) for task, metric, _ in axes], summaries=True)
+    selection = resolve_selection(params, [(task, metric) for task, metric, _ in axes])
     wanted = [int(value) for value in params.getlist("runs") if value.isdigit()]
     by_id = {run.pk: run for run in selection.runs}
     chosen = [by_id[pk] for pk in dict.fromkeys(wanted) if pk in by_id]

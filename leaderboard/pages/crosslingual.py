@@ -66,7 +66,7 @@ def crosslingual_page(params: QueryDict) -> Page:
     spec = choices.get(params.get("task", "")) or next(iter(choices.values()))
     task = spec.id
     metric = params.get("metric") if params.get("metric") in spec.metrics else spec.main_metric
-    selection = resolve_selection(params, [(task, metric)], summaries=True)
+    selection = resolve_selection(params, [(task, metric)])
     runs = selection.runs
     chosen = None
     if params.get("run", "").isdigit():

@@ -126,7 +126,7 @@ def overview_page(params: QueryDict) -> Page:
     columns = list(overview_columns())
     column_keys = [(column.task, column.metric) for column in columns]
     # The overview reads each run's averages, rank-file fingerprint and bootstrap settings, no more.
-    selection = resolve_selection(params, column_keys, summaries=True)
+    selection = resolve_selection(params, column_keys)
     infos = selection.infos
     languages_by_run = selection.languages_by_run
     aggregates = (

@@ -199,16 +199,16 @@ def refused_filters(params: QueryDict) -> list[str]:
 
 
 def resolve_selection(
-    params: QueryDict, unit_columns: list[tuple[str, str]], *, summaries: bool = False, blocks: tuple[str, ...] = ()
+    params: QueryDict, unit_columns: list[tuple[str, str]], *, blocks: tuple[str, ...] = ()
 ) -> Selection:
     """Validate the filters, choose the benchmark version and the runs and languages to average over.
 
-    Invalid values are reported and ignored (the default applies), never guessed. With `summaries` the
-    runs come without their details and manifest, with what a board reads of them instead
-    (RunQuerySet.with_stored_summaries), and the details' blocks of the tasks in `blocks`: for pages that
-    read no more than that of every run.
+    Invalid values are reported and ignored (the default applies), never guessed. The runs come without
+    their details and manifest, with what a board reads of them instead (RunQuerySet.with_stored_summaries)
+    and the details' blocks of the tasks in `blocks`; a page that reads more of a run (its rank files, its
+    manifest) has that run's fetched when it asks (Run.results).
     """
-    runs = Run.objects.with_stored_summaries(blocks) if summaries else Run.objects.all()
+    runs = Run.objects.with_stored_summaries(blocks)
     filterset = LeaderboardFilter(params, queryset=runs)
     form = filterset.form
     errors = form_errors(form)

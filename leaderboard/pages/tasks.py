@@ -63,7 +63,7 @@ def task_page(params: QueryDict, task: str) -> Page:
     main = spec.main_metric
     reported = list(spec.reported_metrics)
     # A retrieval task's table reads each run's averages, rank-file fingerprint and bootstrap settings, no more.
-    selection = resolve_selection(params, [(task, main)], summaries=True)
+    selection = resolve_selection(params, [(task, main)])
     infos = selection.infos
     scores = Score.objects.for_runs(selection.run_ids)
     languages_by_run = selection.languages_by_run
@@ -211,7 +211,7 @@ def classification_page(params: QueryDict, task: str) -> Page:
     spec = page_task(task, "classification")
     shown = spec.shown_metrics
     # Every run's block of this task is read (for its reliability bins), and nothing else of its details.
-    selection = resolve_selection(params, [(task, spec.main_metric)], summaries=True, blocks=(task,))
+    selection = resolve_selection(params, [(task, spec.main_metric)], blocks=(task,))
     infos = selection.infos
     languages = selection.languages
     metric_columns = [(task, metric) for metric in shown]
