@@ -6,21 +6,25 @@ languages: the engine through `evaluation.engine.runner.evaluate(tasks=["t1"])` 
 cache, bootstrap intervals included, as a run does), mteb 2.x through `mteb.evaluate` on an
 in-memory `AbsTaskRetrieval` with one subset per language (its pytrec_eval scoring, no result cache).
 
-Each side runs in its own process (this script starts itself with `--side`), and the two alternate
-(engine, mteb, then mteb, engine with `--rounds 2`), so that a change of load on a shared machine
-hits both. Each child times its own work from loading the model to the last metric (wall and CPU
+The engine runs twice, as two sides: in its own precision policy ("engine": float64 on a CPU, the
+board's figures on every processor) and in float32 ("engine-float32": the engine CLI's
+`--precision float32`, mteb's own precision, for a quick look). Each side runs in its own process
+(this script starts itself with `--side`), and the sides take turns going first (`--rounds 2`:
+engine, engine-float32, mteb, then the reverse), so that a change of load on a shared machine hits
+all of them. Each child times its own work from loading the model to the last metric (wall and CPU
 seconds of all its threads) and reports its peak resident memory; the parent prints the medians,
 the ratios engine/mteb, and whether Recall@1, Recall@10, MRR@10 and nDCG@10 agree per language.
 
 Where the definitions differ: the engine breaks a tie between the gold instruction and another one
 pessimistically (the other ranks first); pytrec_eval orders tied documents by their id, so a tie can
-go either way there. Their figures are the same unless a query's gold is tied, and the engine encodes
-in float64 on a CPU where mteb encodes in float32, which can only move a near-tie. The engine has no
+go either way there. Their figures are the same unless a query's gold is tied, and the engine's
+policy encodes in float64 on a CPU where mteb encodes in float32, which can only move a near-tie. The engine has no
 nDCG@10 of its own (it shows the reference runner's published one); here it is computed from the
 engine's own gold ranks, 1 / log2(1 + rank) within the top 10, which is pytrec_eval's definition for
 a query with one relevant document.
 
     HF_HUB_OFFLINE=1 .venv/bin/python bench/against_mteb.py [--languages Hindi,Tamil] [--limit 50] [--rounds 2]
+        [--sides engine,engine-float32,mteb]
 """
 
 from __future__ import annotations
@@ -47,6 +51,9 @@ METRICS = ("recall@1", "recall@10", "mrr@10", "ndcg@10")
 MTEB_NAMES = {"recall@1": "recall_at_1", "recall@10": "recall_at_10", "mrr@10": "mrr_at_10", "ndcg@10": "ndcg_at_10"}
 # mteb rounds nDCG to five decimals; one query's rank moving changes a figure by far more (1/n).
 AGREEMENT_TOLERANCE = 1e-5
+# Each side's process: the engine in its policy's precision, the engine in float32, mteb.
+SIDES = ("engine", "engine-float32", "mteb")
+ENGINE_PRECISIONS = {"engine": None, "engine-float32": "float32"}
 
 
 def load_corpus(languages: tuple[str, ...], limit: int | None):
@@ -57,7 +64,9 @@ def load_corpus(languages: tuple[str, ...], limit: int | None):
     return build_corpus(rows, requested_languages=None, name="validation", version="bench", content_hash="m")
 
 
-def engine_side(languages: tuple[str, ...], limit: int | None) -> dict[str, dict[str, float]]:
+def engine_side(
+    languages: tuple[str, ...], limit: int | None, precision: str | None = None
+) -> dict[str, dict[str, float]]:
     import numpy as np
 
     from evaluation.engine.backends import load_backend
@@ -73,7 +82,7 @@ def engine_side(languages: tuple[str, ...], limit: int | None) -> dict[str, dict
         return name
 
     with tempfile.TemporaryDirectory() as cache_root:  # a cold embedding cache, as a first run has
-        loaded = load_backend(str(minilm_path()), cache_root=cache_root, device="cpu")
+        loaded = load_backend(str(minilm_path()), cache_root=cache_root, device="cpu", precision=precision)
         result = evaluate(corpus, loaded.backend, tasks=["t1"], artefact_sink=keep_ranks)
     figures: dict[str, dict[str, float]] = {code: {} for code in corpus.languages}
     for score in result.scores:
@@ -152,7 +161,10 @@ def mteb_side(languages: tuple[str, ...], limit: int | None) -> dict[str, dict[s
 
 def child(side: str, languages: tuple[str, ...], limit: int | None) -> None:
     wall, cpu = time.perf_counter(), time.process_time()
-    figures = (engine_side if side == "engine" else mteb_side)(languages, limit)
+    if side in ENGINE_PRECISIONS:
+        figures = engine_side(languages, limit, ENGINE_PRECISIONS[side])
+    else:
+        figures = mteb_side(languages, limit)
     report = {
         "side": side,
         "wall": time.perf_counter() - wall,
@@ -175,7 +187,7 @@ def run_side(side: str, arguments: argparse.Namespace) -> dict:
     return json.loads(lines[-1].removeprefix("RESULT "))
 
 
-def agreement(engine: dict, other: dict) -> list[str]:
+def agreement(engine: dict, other: dict, names: str = "engine/mteb") -> list[str]:
     lines = []
     for metric in METRICS:
         differences = {code: abs(engine[code][metric] - other[code][metric]) for code in engine if code in other}
@@ -186,7 +198,7 @@ def agreement(engine: dict, other: dict) -> list[str]:
             f"{metric}: {verdict} over {len(differences)} language{'s' if len(differences) != 1 else ''} "
             f"(largest difference {worst:.2e}; "
             + ", ".join(f"{code} {engine[code][metric]:.4f}/{other[code][metric]:.4f}" for code in sorted(differences))
-            + " engine/mteb)"
+            + f" {names})"
         )
     return lines
 
@@ -197,7 +209,8 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="Items per language (default: all 150).")
     parser.add_argument("--rounds", type=int, default=1, help="Pairs of runs; each round swaps who goes first.")
     parser.add_argument("--timeout", type=float, default=1800, help="Seconds one side may take.")
-    parser.add_argument("--side", choices=("engine", "mteb"), help=argparse.SUPPRESS)
+    parser.add_argument("--sides", default=",".join(SIDES), help="Which of engine, engine-float32, mteb to run.")
+    parser.add_argument("--side", choices=SIDES, help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     languages = tuple(name.strip() for name in arguments.languages.split(",") if name.strip())
     if arguments.limit is not None and arguments.limit < 1:
@@ -206,9 +219,12 @@ def main() -> None:
         child(arguments.side, languages, arguments.limit)
         return
 
-    runs: dict[str, list[dict]] = {"engine": [], "mteb": []}
+    sides = tuple(side.strip() for side in arguments.sides.split(",") if side.strip())
+    if not sides or set(sides) - set(SIDES) or "mteb" not in sides or len(sides) < 2:
+        parser.error(f"--sides: mteb and at least one of engine, engine-float32 (from {', '.join(SIDES)})")
+    runs: dict[str, list[dict]] = {side: [] for side in sides}
     for round_number in range(max(1, arguments.rounds)):
-        order = ("engine", "mteb") if round_number % 2 == 0 else ("mteb", "engine")
+        order = sides if round_number % 2 == 0 else tuple(reversed(sides))
         for side in order:
             runs[side].append(run_side(side, arguments))
 
@@ -217,18 +233,24 @@ def main() -> None:
 
     n_items = arguments.limit or "all"
     print(f"T1 (persona -> instruction, full pool), {', '.join(languages)}, {n_items} items each, MiniLM-L6, CPU")
-    for side in ("engine", "mteb"):
+    for side in sides:
         walls = ", ".join(f"{run['wall']:.1f}" for run in runs[side])
         print(
             f"{side}: {median(side, 'wall'):.1f} s wall ({walls}), {median(side, 'cpu'):.1f} s CPU, "
             f"peak memory {median(side, 'peak_mb'):.0f} MB"
         )
-    print(
-        f"engine/mteb: {median('engine', 'wall') / median('mteb', 'wall'):.2f}x wall, "
-        f"{median('engine', 'cpu') / median('mteb', 'cpu'):.2f}x cpu (medians of {len(runs['engine'])} run(s) each)"
-    )
-    for line in agreement(runs["engine"][-1]["figures"], runs["mteb"][-1]["figures"]):
-        print(line)
+    for side in sides:
+        if side == "mteb":
+            continue
+        print(
+            f"{side}/mteb: {median(side, 'wall') / median('mteb', 'wall'):.2f}x wall, "
+            f"{median(side, 'cpu') / median('mteb', 'cpu'):.2f}x cpu (medians of {len(runs[side])} run(s) each)"
+        )
+        for line in agreement(runs[side][-1]["figures"], runs["mteb"][-1]["figures"], f"{side}/mteb"):
+            print(f"  {side} against mteb, {line}")
+    if "engine" in runs and "engine-float32" in runs:
+        for line in agreement(runs["engine"][-1]["figures"], runs["engine-float32"][-1]["figures"], "float64/float32"):
+            print(f"  engine float64 against float32, {line}")
     print(
         "definitions: ties between the gold and another document count against the engine (pessimistic); "
         "pytrec_eval orders tied documents by id. The engine's nDCG@10 is computed here from its gold ranks."

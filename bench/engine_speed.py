@@ -10,7 +10,10 @@ It also measures the encode floor: plain sentence-transformers encoding every un
 once (batch 32, as the engine's CPU default), in the engine's precision (float64 on a CPU since
 engine 2.1.0), and prints the cold engine run's wall time over it (target <= 1.3x). With
 `--floor-only` (which skips the naive loop) it also times the same encode in float32, so that the
-cost of the precision itself is printed beside the engine's cost over its floor.
+cost of the precision itself is printed beside the engine's cost over its floor, and a cold engine
+run in float32 (the engine CLI's `--precision float32`, a researcher's quick look whose figures may
+differ from the board's at near-ties) over that float32 floor; the figures of the two engine runs
+are compared.
 
     HF_HUB_OFFLINE=1 .venv/bin/python bench/engine_speed.py [--languages Hindi,Tamil] [--limit 150] [--floor-only]
 """
@@ -92,6 +95,20 @@ def naive(corpus, encoder: SentenceTransformerEncoder) -> tuple[dict, int]:
     return results, encoded
 
 
+def moved_figures(reference: object, other: object) -> str:
+    """How far the float32 run's figures lie from the float64 run's (which are the board's)."""
+    first = {(s.task, s.source, s.target, s.metric): s.value for s in reference.scores}  # type: ignore[attr-defined]
+    second = {(s.task, s.source, s.target, s.metric): s.value for s in other.scores}  # type: ignore[attr-defined]
+    shared = [key for key in first if key in second]
+    moved = [key for key in shared if first[key] != second[key]]
+    worst = max((abs(first[key] - second[key]) for key in shared), default=0.0)
+    largest = max(moved, key=lambda key: abs(first[key] - second[key]), default=None)
+    where = f" ({'/'.join(str(part) for part in largest if part)})" if largest else ""
+    return (
+        f"float32 against float64 figures: {len(moved)} of {len(shared)} differ, largest difference {worst:.2e}{where}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--languages", default=",".join(VALIDATION_LANGUAGES))
@@ -109,10 +126,12 @@ def main() -> None:
     encoder = SentenceTransformerEncoder.load(resolve_model(str(minilm_path())), device=arguments.device)
     encoder.encode(["warm-up"])
 
-    def run_engine() -> tuple[float, float, object]:
+    def run_engine(precision: str | None = None) -> tuple[float, float, object]:
         with tempfile.TemporaryDirectory() as cache_root:  # a cold embedding cache every time
             wall, cpu = time.perf_counter(), time.process_time()
-            loaded = load_backend(str(minilm_path()), cache_root=cache_root, device=arguments.device)
+            loaded = load_backend(
+                str(minilm_path()), cache_root=cache_root, device=arguments.device, precision=precision
+            )
             result = evaluate(corpus, loaded.backend, seed=SEED)
             return time.perf_counter() - wall, time.process_time() - cpu, result
 
@@ -128,18 +147,27 @@ def main() -> None:
             resolve_model(str(minilm_path())), device=arguments.device, precision="float32"
         ).model
         # Floors and engine alternate, twice, so that a change of load on the shared machine hits all.
-        floors, singles, engines = [], [], []
+        floors, singles, engines, quick = [], [], [], []
+        results: dict[str, object] = {}
         for _ in range(2):
             floors.append(encode_floor())
             singles.append(encode_floor(single))
-            engines.append(run_engine()[0])
+            wall, _, results["float64"] = run_engine()
+            engines.append(wall)
+            wall, _, results["float32"] = run_engine("float32")
+            quick.append(wall)
         floor, engine, float32 = float(np.mean(floors)), float(np.mean(engines)), float(np.mean(singles))
+        engine_float32 = float(np.mean(quick))
         print(f"encode floor ({encoder.precision}): {floor:.1f} s ({', '.join(f'{value:.1f}' for value in floors)})")
         print(f"the same encode in float32: {float32:.1f} s ({', '.join(f'{value:.1f}' for value in singles)})")
         print(f"engine cold run, all tasks: {engine:.1f} s ({', '.join(f'{value:.1f}' for value in engines)})")
         print(f"engine / floor: {engine / floor:.2f}x (target <= 1.3x)")
         print(f"floor / float32 floor: {floor / float32:.2f}x (the cost of {encoder.precision} encoding)")
         print(f"engine / float32 floor: {engine / float32:.2f}x")
+        quick_runs = ", ".join(f"{value:.1f}" for value in quick)
+        print(f"engine cold run in float32 (--precision float32): {engine_float32:.1f} s ({quick_runs})")
+        print(f"engine in float32 / float32 floor: {engine_float32 / float32:.2f}x (target <= 1.0x, stretch 0.7x)")
+        print(moved_figures(results["float64"], results["float32"]))
         return
 
     # The machine is shared, so the engine runs before AND after the naive loop and the two are

@@ -27,11 +27,14 @@ from evaluation.engine.encoders import (
     LOADED_MODELS,
     ResolvedModel,
     SentenceTransformerEncoder,
+    default_device,
     download_model,
     prompt_family,
     resolve_model,
 )
+from evaluation.engine.errors import EngineError
 from evaluation.engine.languages import BY_CODE
+from evaluation.engine.pipeline import CPU_TOKEN_BUDGET
 from evaluation.engine.retrieval import BlockScorer, DenseScorer, default_score_precision
 
 ProgressCallback = Callable[[str, float, str], None]
@@ -40,6 +43,8 @@ ProgressCallback = Callable[[str, float, str], None]
 # the most work a killed worker can lose.
 DEFAULT_CHUNK_SIZE = 256
 COVERAGE_SAMPLE = 20_000
+# The precisions a caller may ask a dense model to be encoded in instead of the policy's (load_backend).
+OPT_IN_PRECISIONS = ("float64", "float32")
 
 
 @dataclass(frozen=True)
@@ -427,8 +432,19 @@ def load_backend(
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     progress: ProgressCallback | None = None,
     resolved: ResolvedModel | None = None,
+    precision: str | None = None,
 ) -> LoadedModel:
-    """Resolve, download and load a model by name (hub id, local folder, or a lexical baseline name)."""
+    """Resolve, download and load a model by name (hub id, local folder, or a lexical baseline name).
+
+    `precision` None follows the engine's policy (encoders.encoding_precision: float64 on a CPU, so
+    that every processor gives the same figures). "float32" is a researcher's opt-in for a quick look
+    on a CPU (`python -m evaluation.engine --precision float32`): the float32 forward pass in
+    token-budgeted batches, about half the float64 one's time, whose figures can differ from the
+    board's where a document lies within float32 noise of a tie edge or a 10th place. The manifest
+    names the precision, and its embeddings are cached apart from the float64 ones.
+    """
+    if precision is not None and precision not in OPT_IN_PRECISIONS:
+        raise EngineError(f"Unknown precision {precision!r}: choose one of {', '.join(OPT_IN_PRECISIONS)}.")
     timings: dict[str, float] = {}
     if name in lexical.LEXICAL_NAMES:
         if progress:
@@ -439,7 +455,17 @@ def load_backend(
     resolved = download_model(resolved, progress)
     timings["download"] = time.perf_counter() - started
     started = time.perf_counter()
-    encoder = SentenceTransformerEncoder.load(resolved, device=device, batch_size=batch_size)
+    # A float32 model on a CPU would otherwise cut its batches as sentence-transformers' `encode` does
+    # (the "fixed" plan, kept for checking the pipeline against `encode`); the opt-in is for speed, so
+    # its batches hold texts of one token count each and spend nothing on padding.
+    quick = precision == "float32" and not (device or default_device()).startswith("cuda")
+    encoder = SentenceTransformerEncoder.load(
+        resolved,
+        device=device,
+        batch_size=batch_size,
+        precision=precision,
+        token_budget=CPU_TOKEN_BUDGET if quick else None,
+    )
     timings["load"] = time.perf_counter() - started
     cache = EmbeddingCache(cache_root, name, resolved.commit, encoder.precision)
     return LoadedModel(DenseBackend(encoder, cache, resolved=resolved, chunk_size=chunk_size), timings)

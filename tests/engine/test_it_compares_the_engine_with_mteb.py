@@ -1,5 +1,6 @@
-"""bench/against_mteb.py runs the engine and mteb's retrieval evaluation on the same T1 texts, each in a
-process of its own, and prints their wall and CPU ratio and whether the metrics agree.
+"""bench/against_mteb.py runs the engine (in its float64 policy and in float32) and mteb's retrieval
+evaluation on the same T1 texts, each in a process of its own, and prints their wall and CPU ratios and
+whether the metrics agree.
 
 A tiny run (five Hindi items) checks that both sides work end to end and that the lines the README
 quotes are printed; the speed itself is measured by the script, never asserted here.
@@ -28,10 +29,13 @@ def test_it_prints_the_ratio_and_whether_each_metric_agrees():
     )  # fmt: skip
     assert finished.returncode == 0, finished.stderr[-3000:]
     output = finished.stdout
-    assert re.search(r"^engine/mteb: \d+\.\d\dx wall, \d+\.\d\dx cpu", output, re.MULTILINE), output
-    assert re.search(r"^engine: .* peak memory \d+ MB$", output, re.MULTILINE), output
+    for side in ("engine", "engine-float32"):
+        assert re.search(rf"^{side}/mteb: \d+\.\d\dx wall, \d+\.\d\dx cpu", output, re.MULTILINE), output
+        assert re.search(rf"^{side}: .* peak memory \d+ MB$", output, re.MULTILINE), output
+        for metric in ("recall@1", "recall@10", "mrr@10", "ndcg@10"):
+            # Five queries, no tied gold: both definitions give the same figure.
+            line = rf"^  {side} against mteb, {re.escape(metric)}: agree over 1 language "
+            assert re.search(line, output, re.MULTILINE), output
     assert re.search(r"^mteb: .* peak memory \d+ MB$", output, re.MULTILINE), output
-    for metric in ("recall@1", "recall@10", "mrr@10", "ndcg@10"):
-        # Five queries, no tied gold: both definitions give the same figure.
-        assert re.search(rf"^{re.escape(metric)}: agree over 1 language ", output, re.MULTILINE), output
+    assert re.search(r"^  engine float64 against float32, recall@1: agree over 1 language ", output, re.MULTILINE)
     assert "definitions: ties" in output
