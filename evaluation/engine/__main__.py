@@ -166,6 +166,14 @@ def main(argv: list[str] | None = None) -> int:
     options.output.parent.mkdir(parents=True, exist_ok=True)
     options.output.write_text(json.dumps(document, indent=2, ensure_ascii=False), encoding="utf-8")
     print(f"Wrote {len(document['scores'])} scores to {options.output}", file=sys.stderr)
+    if result.manifest.model.get("dtype") == "float32" and result.manifest.device == "cpu":
+        # A reader of the document sees the precision in its manifest; the person at the terminal is told
+        # here what it means for comparing with the board.
+        print(
+            "Encoded in float32 (--precision float32): a quick look. The board's figures come from float64 "
+            "encoding and can differ from these where a document lies within float32 noise of a tie.",
+            file=sys.stderr,
+        )
     if options.details:
         details = result.details.to_dict()
         (options.details / "details.json").write_text(json.dumps(details, indent=2, ensure_ascii=False), "utf-8")

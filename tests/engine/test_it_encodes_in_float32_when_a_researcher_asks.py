@@ -49,13 +49,16 @@ def evaluate_folder(model, data, cache, output, *extra):
     return json.loads(output.read_text(encoding="utf-8"))
 
 
-def test_the_manifest_names_float32_and_the_cache_keeps_the_precisions_apart(tmp_path):
+def test_the_manifest_names_float32_and_the_cache_keeps_the_precisions_apart(tmp_path, capsys):
     model = build_tiny_model(tmp_path / "tiny", seed=3)
     data = jsonl_folder(tmp_path / "data")
     cache = tmp_path / "cache"
 
     policy = evaluate_folder(model, data, cache, tmp_path / "policy.json")
+    assert "float32" not in capsys.readouterr().err
     quick = evaluate_folder(model, data, cache, tmp_path / "quick.json", "--precision", "float32")
+    # The person at the terminal is told what the precision means, --quiet or not.
+    assert "Encoded in float32 (--precision float32): a quick look." in capsys.readouterr().err
 
     assert policy["manifest"]["model"]["dtype"] == "float64"
     assert quick["manifest"]["model"]["dtype"] == "float32"
