@@ -40,6 +40,7 @@ from evaluation.engine.classification import evaluate_pair_set  # noqa: E402
 from evaluation.engine.corpus import build_corpus  # noqa: E402
 from evaluation.engine.encoders import SentenceTransformerEncoder, resolve_model  # noqa: E402
 from evaluation.engine.pairs import build_pair_set  # noqa: E402
+from evaluation.engine.results import RunResult  # noqa: E402
 from evaluation.engine.runner import evaluate, unique_texts  # noqa: E402
 from tests.fakes.models import minilm_path  # noqa: E402
 from tests.validation import VALIDATION_LANGUAGES, validation_triples  # noqa: E402
@@ -95,10 +96,10 @@ def naive(corpus, encoder: SentenceTransformerEncoder) -> tuple[dict, int]:
     return results, encoded
 
 
-def moved_figures(reference: object, other: object) -> str:
+def moved_figures(reference: RunResult, other: RunResult) -> str:
     """How far the float32 run's figures lie from the float64 run's (which are the board's)."""
-    first = {(s.task, s.source, s.target, s.metric): s.value for s in reference.scores}  # type: ignore[attr-defined]
-    second = {(s.task, s.source, s.target, s.metric): s.value for s in other.scores}  # type: ignore[attr-defined]
+    first = {(s.task, s.source, s.target, s.metric): s.value for s in reference.scores}
+    second = {(s.task, s.source, s.target, s.metric): s.value for s in other.scores}
     shared = [key for key in first if key in second]
     moved = [key for key in shared if first[key] != second[key]]
     worst = max((abs(first[key] - second[key]) for key in shared), default=0.0)
@@ -126,7 +127,7 @@ def main() -> None:
     encoder = SentenceTransformerEncoder.load(resolve_model(str(minilm_path())), device=arguments.device)
     encoder.encode(["warm-up"])
 
-    def run_engine(precision: str | None = None) -> tuple[float, float, object]:
+    def run_engine(precision: str | None = None) -> tuple[float, float, RunResult]:
         with tempfile.TemporaryDirectory() as cache_root:  # a cold embedding cache every time
             wall, cpu = time.perf_counter(), time.process_time()
             loaded = load_backend(
@@ -148,7 +149,7 @@ def main() -> None:
         ).model
         # Floors and engine alternate, twice, so that a change of load on the shared machine hits all.
         floors, singles, engines, quick = [], [], [], []
-        results: dict[str, object] = {}
+        results: dict[str, RunResult] = {}
         for _ in range(2):
             floors.append(encode_floor())
             singles.append(encode_floor(single))
