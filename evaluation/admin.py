@@ -1,11 +1,28 @@
+from __future__ import annotations
+
+from typing import Any
+
 from django import forms
 from django.contrib import admin, messages
+from django.db import models
 
 from evaluation.engine.languages import BY_CODE, TARGET_CODES
 from evaluation.engine.registry import METRICS
 from evaluation.models import Dataset, EmbeddingModel, Item, Language, Run, Score
 from evaluation.outbox import BrokerUnavailable
 from evaluation.submissions import SubmissionRefused, requeue_on_current_engine
+
+# Addresses typed without a scheme are taken as https, as Django 6.0 will take them; until then Django
+# would take them as http and warn on every form holding a URL field.
+HTTPS_BY_DEFAULT = {models.URLField: {"assume_scheme": "https"}}
+
+
+def https_by_default(field: models.Field[Any, Any], **kwargs: Any) -> forms.Field | None:
+    """A model field's form field, addresses without a scheme taken as https (HTTPS_BY_DEFAULT, for a
+    form built outside the admin's own factory)."""
+    if isinstance(field, models.URLField):
+        kwargs.setdefault("assume_scheme", "https")
+    return field.formfield(**kwargs)
 
 
 @admin.register(Language)
@@ -15,6 +32,7 @@ class LanguageAdmin(admin.ModelAdmin):
 
 @admin.register(Dataset)
 class DatasetAdmin(admin.ModelAdmin):
+    formfield_overrides = HTTPS_BY_DEFAULT
     list_display = ["name", "version", "license", "is_demo", "created_at"]
     readonly_fields = ["content_hash", "source", "import_report", "created_at"]
 
@@ -39,6 +57,9 @@ class EmbeddingModelForm(forms.ModelForm):
 
     class Meta:
         model = EmbeddingModel
+        # The admin subclasses this form before its factory adds its own callback, so the form needs
+        # one of its own.
+        formfield_callback = https_by_default
         fields = [
             "name",
             "display_name",
@@ -65,6 +86,7 @@ class EmbeddingModelForm(forms.ModelForm):
 @admin.register(EmbeddingModel)
 class EmbeddingModelAdmin(admin.ModelAdmin):
     form = EmbeddingModelForm
+    formfield_overrides = HTTPS_BY_DEFAULT
     list_display = ["name", "display_name", "kind", "parameter_count", "declared_language_count", "is_local"]
     search_fields = ["name", "display_name"]
 

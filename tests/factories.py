@@ -145,3 +145,15 @@ def make_submitted_run(dataset: Dataset, user=None, *, status: str = Run.Status.
     model = EmbeddingModel.objects.create(name=f"test-org/model-{uuid.uuid4().hex[:8]}")
     fields.setdefault("resolved_commit", uuid.uuid4().hex)
     return Run.objects.create(model=model, dataset=dataset, submitted_by=user, status=status, **fields)
+
+
+def admin_model_change(model: EmbeddingModel, **changes) -> dict:
+    """What the admin's change form of `model` posts: its required fields as they are, with `changes`."""
+    return {
+        "name": model.name,
+        "display_name": model.display_name,
+        "kind": model.kind,
+        "created_at_0": "2026-01-01",
+        "created_at_1": "12:00:00",
+        **changes,
+    }

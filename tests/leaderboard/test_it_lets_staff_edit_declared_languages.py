@@ -6,6 +6,7 @@ import pytest
 from django.urls import reverse
 
 from evaluation.models import EmbeddingModel
+from tests.factories import admin_model_change
 from tests.people import make_admin
 
 pytestmark = pytest.mark.django_db
@@ -17,17 +18,7 @@ def test_it_saves_the_ticked_languages(client):
     url = reverse("admin:evaluation_embeddingmodel_change", args=[model.pk])
     page = client.get(url).content.decode()
     assert 'name="declared_languages"' in page
-    response = client.post(
-        url,
-        {
-            "name": model.name,
-            "display_name": "Model",
-            "kind": "dense",
-            "created_at_0": "2026-01-01",
-            "created_at_1": "12:00:00",
-            "declared_languages": ["urd", "hin"],
-        },
-    )
+    response = client.post(url, admin_model_change(model, declared_languages=["urd", "hin"]))
     assert response.status_code == 302, response.content.decode()[:2000]
     model.refresh_from_db()
     assert model.declared_languages == ["hin", "urd"]
