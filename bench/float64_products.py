@@ -55,8 +55,9 @@ def one_layer(library: str, dtype: type[np.floating], tokens: int) -> Callable[[
     operands = []
     for inputs, outputs, count in LAYER_PRODUCTS:
         activations = generator.standard_normal((tokens, inputs)).astype(dtype)
-        weight = generator.standard_normal((outputs, inputs)).astype(dtype)
-        operands.extend([(activations, weight)] * count)
+        # Each product its own weight, as in the model, so that none is read from a cache another left warm.
+        for _ in range(count):
+            operands.append((activations, generator.standard_normal((outputs, inputs)).astype(dtype)))
     if library == "torch":
         tensors = [(torch.from_numpy(a), torch.from_numpy(w)) for a, w in operands]
         return lambda: [torch.nn.functional.linear(a, w) for a, w in tensors]

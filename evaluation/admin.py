@@ -21,7 +21,7 @@ def https_by_default(field: models.Field[Any, Any], **kwargs: Any) -> forms.Fiel
     """A model field's form field, addresses without a scheme taken as https (HTTPS_BY_DEFAULT, for a
     form built outside the admin's own factory)."""
     if isinstance(field, models.URLField):
-        kwargs.setdefault("assume_scheme", "https")
+        kwargs = {**HTTPS_BY_DEFAULT[models.URLField], **kwargs}
     return field.formfield(**kwargs)
 
 
