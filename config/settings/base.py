@@ -189,7 +189,9 @@ PUBLIC_PAGE_REVALIDATE_INLINE = env_bool("PUBLIC_PAGE_REVALIDATE_INLINE", False)
 
 # Celery. With no broker configured, kombu's filesystem transport carries messages between the
 # web process and a real worker process through a folder, so the embedded set-up needs no server.
-CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
+# The host is named: kombu would otherwise warn at every start that none was supplied, as if the set-up
+# were wrong.
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://localhost/")
 _broker_folder = VAR_DIR / "celery" / "broker"
 CELERY_BROKER_TRANSPORT_OPTIONS: dict = (
     {

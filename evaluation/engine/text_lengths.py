@@ -28,7 +28,10 @@ CHECKED = 64
 
 
 def _counted_by_the_tokenizer(tokenizer: Any, texts: list[str]) -> list[int]:
-    return [len(ids) for ids in tokenizer(texts, add_special_tokens=False)["input_ids"]]
+    # Counted ids never reach the model, so transformers' warning that a text over the model's limit
+    # "will result in indexing errors" (verbose) would point whoever reads the worker's log at a fault
+    # that is not there: the encoder truncates at the model's limit on its own path.
+    return [len(ids) for ids in tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"]]
 
 
 def _direct_counter(tokenizer: Any, sample: list[str]) -> Any | None:

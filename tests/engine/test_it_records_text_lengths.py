@@ -30,3 +30,30 @@ def test_it_counts_a_dense_models_texts_in_its_own_tokens(tmp_path):
 def test_it_counts_a_lexical_baselines_texts_in_characters():
     texts = demo_personas()
     assert text_lengths(LexicalBackend("bm25"), texts).tolist() == [len(text) for text in texts]
+
+
+def test_it_counts_a_text_longer_than_the_models_limit_in_full_without_warning_of_indexing_errors(tmp_path, caplog):
+    """Counting is not encoding: the counted ids never reach the model, so transformers' warning that
+    running them through it "will result in indexing errors" would send whoever reads the worker's
+    log looking for a fault that is not there."""
+    import logging
+
+    from transformers import AutoTokenizer
+
+    backend = load_backend(str(minilm_path()), cache_root=tmp_path, device="cpu").backend
+    limit = backend.encoder.model.tokenizer.model_max_length
+    texts = [" ".join(demo_personas()), *demo_personas()[:3]]
+    tokenizer = AutoTokenizer.from_pretrained(str(minilm_path()))
+    expected = [len(tokenizer.encode(text, add_special_tokens=False, verbose=False)) for text in texts]
+    assert expected[0] > limit
+
+    # transformers' loggers do not propagate to the root logger, where caplog listens.
+    library_logger = logging.getLogger("transformers")
+    library_logger.addHandler(caplog.handler)
+    try:
+        counts = text_lengths(backend, texts).tolist()
+    finally:
+        library_logger.removeHandler(caplog.handler)
+
+    assert counts == expected
+    assert [record.getMessage() for record in caplog.records if "sequence length" in record.getMessage()] == []

@@ -54,7 +54,7 @@ def test_it_passes_while_beat_saves_its_schedule_after_every_task(tmp_path):
         "DJANGO_SETTINGS_MODULE": "config.settings.test",
         "RUN_SWEEP_INTERVAL_SECONDS": "2",
         # Beat only sends; a broker folder of its own keeps its messages away from every worker.
-        "CELERY_BROKER_URL": "filesystem://",
+        "CELERY_BROKER_URL": "filesystem://localhost/",
         "NIRDESHA_VAR_DIR": str(tmp_path / "var"),
     }
     command = [sys.executable, "-m", "celery", "-A", "config", "beat", "--loglevel=INFO", "--schedule", str(schedule)]
