@@ -39,6 +39,8 @@ def settled(page, *, quiet: float = QUIET_SECONDS, timeout: float = 60.0) -> Ite
     """Run the block (a `goto`, a click that navigates or posts), then wait until the page has settled:
     every request it made answered, none started for `quiet` seconds, its document loaded and its web
     fonts ready (they change the layout that tests measure)."""
+    from playwright.sync_api import Error as PlaywrightError
+
     in_flight: set = set()
     last_change = [time.monotonic()]
 
@@ -56,14 +58,24 @@ def settled(page, *, quiet: float = QUIET_SECONDS, timeout: float = 60.0) -> Ite
     try:
         yield
         deadline = time.monotonic() + timeout
-        # Playwright hands events over while the page is waited on, so the loop waits in small steps.
-        while in_flight or time.monotonic() - last_change[0] < quiet:
-            if time.monotonic() > deadline:
-                unanswered = sorted(request.url for request in in_flight)
-                raise AssertionError(f"{page.url} had not settled after {timeout:.0f} s; unanswered: {unanswered}")
-            page.wait_for_timeout(20)
-        page.wait_for_load_state("load")
-        page.evaluate("() => document.fonts.ready.then(() => true)")
+        while True:
+            # Playwright hands events over while the page is waited on, so the loop waits in small steps.
+            while in_flight or time.monotonic() - last_change[0] < quiet:
+                if time.monotonic() > deadline:
+                    unanswered = sorted(request.url for request in in_flight)
+                    raise AssertionError(f"{page.url} had not settled after {timeout:.0f} s; unanswered: {unanswered}")
+                page.wait_for_timeout(20)
+            try:
+                page.wait_for_load_state("load")
+                page.evaluate("() => document.fonts.ready.then(() => true)")
+                return
+            except PlaywrightError as error:
+                # A navigation the block set off (a form sent by a script) can begin after the quiet
+                # spell on a loaded machine and replace the document under this check: the page has
+                # not settled, so wait again for the new one.
+                if "context was destroyed" not in str(error) or time.monotonic() > deadline:
+                    raise
+                last_change[0] = time.monotonic()
     finally:
         for event, listener in listeners.items():
             page.remove_listener(event, listener)
