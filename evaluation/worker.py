@@ -358,7 +358,8 @@ def _check_run_model(run: Run, report: ProgressReporter) -> dict:
         languages.setdefault(scripts[code], []).append(code)
 
     def encode(text: str) -> list[int]:
-        return tokenizer(text, add_special_tokens=False)["input_ids"]
+        # Counted, never run through the model: no warning of "indexing errors" for a long text.
+        return tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"]
 
     coverage = tokenizer_coverage(encode, tokenizer.unk_token_id, samples)
     for script, figures in coverage.items():

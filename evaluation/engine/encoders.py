@@ -454,7 +454,9 @@ class SentenceTransformerEncoder:
         tokenizer = getattr(self.model, "tokenizer", None)
         if tokenizer is None or not texts:
             return None
-        encoded = tokenizer(list(texts), add_special_tokens=False)["input_ids"]
+        # Counted, never encoded (the share past the limit is the point), so transformers' warning of
+        # "indexing errors" would be a false alarm in the worker's log.
+        encoded = tokenizer(list(texts), add_special_tokens=False, verbose=False)["input_ids"]
         unknown = getattr(tokenizer, "unk_token_id", None)
         tokens = sum(len(ids) for ids in encoded)
         words = sum(len(text.split()) for text in texts)

@@ -32,10 +32,11 @@ def test_it_counts_a_lexical_baselines_texts_in_characters():
     assert text_lengths(LexicalBackend("bm25"), texts).tolist() == [len(text) for text in texts]
 
 
-def test_it_counts_a_text_longer_than_the_models_limit_in_full_without_warning_of_indexing_errors(tmp_path, caplog):
-    """Counting is not encoding: the counted ids never reach the model, so transformers' warning that
-    running them through it "will result in indexing errors" would send whoever reads the worker's
-    log looking for a fault that is not there."""
+def test_it_counts_texts_past_the_models_limit_in_full_without_warning_of_indexing_errors(tmp_path, caplog):
+    """Counting is not encoding (the lengths of the breakdowns, the share of texts the model truncates):
+    the counted ids never reach the model, so transformers' warning that running them through it "will
+    result in indexing errors" would send whoever reads the worker's log looking for a fault that is not
+    there."""
     import logging
 
     from transformers import AutoTokenizer
@@ -52,8 +53,10 @@ def test_it_counts_a_text_longer_than_the_models_limit_in_full_without_warning_o
     library_logger.addHandler(caplog.handler)
     try:
         counts = text_lengths(backend, texts).tolist()
+        coverage = backend.encoder.tokenizer_coverage(texts)
     finally:
         library_logger.removeHandler(caplog.handler)
 
     assert counts == expected
+    assert coverage is not None and coverage["truncated_share"] == 0.25
     assert [record.getMessage() for record in caplog.records if "sequence length" in record.getMessage()] == []
